@@ -1,0 +1,306 @@
+//! The pipeline, and the only module that sequences the others: dispatch
+//! on argv[0], parse the invocation, get the script, resolve limits, find
+//! the real shell, supervise, and turn the outcome into an `Exit`.
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use crate::cli::{self, Command};
+use crate::context::Context;
+use crate::exec::{self, ChildStatus, ExecError, ExecPlan, Outcome, Termination};
+use crate::exit::Exit;
+use crate::invocation::{self, Invocation, Parsed, ShellKind, Source};
+use crate::limits::{self, LimitSource, Limits, Request, Requests};
+use crate::{nested, realshell, report, script};
+
+/// Programs `automode exec` refuses: shells and wrappers that would run
+/// another command out of sight (the caller should pass that command).
+const EXEC_WRAPPERS: &[&str] = &[
+    "bash", "sh", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "env", "sudo",
+    "su", "doas", "nice", "ionice", "nohup", "time", "timeout", "stdbuf", "setsid", "xargs",
+    "chroot", "unshare", "nsenter", "flock", "watch", "parallel", "script",
+];
+
+/// Run automode for this process context.
+pub fn run(ctx: Context) -> Exit {
+    match invocation::shell_kind_of(&ctx.argv0) {
+        Some(kind) => shim(&ctx, kind),
+        None => automode_cli(&ctx),
+    }
+}
+
+/// Shim mode: `bash …` / `sh …`.
+fn shim(ctx: &Context, kind: ShellKind) -> Exit {
+    if nested::is_nested(ctx.var(nested::MARKER_VAR)) {
+        return pass_through(ctx, kind);
+    }
+    let shell_name = ctx.argv0.to_string_lossy().into_owned();
+    let inv = match invocation::parse(&ctx.argv0, ctx.args.iter().cloned()) {
+        Ok(Parsed::Run(inv)) => *inv,
+        Ok(Parsed::Informational) => return pass_through(ctx, kind),
+        Ok(Parsed::ListOptions) => {
+            report::list_options_unsupported();
+            return Exit::Usage;
+        }
+        Err(err) => {
+            report::usage_error(&err, &shell_name);
+            return Exit::Child(err.exit_code());
+        }
+    };
+    if inv.source == Source::Stdin && ctx.stdin_is_tty {
+        report::interactive_refused();
+        return Exit::Usage;
+    }
+
+    let mut requests = environment_requests(ctx);
+    let early = match requests.resolve() {
+        Ok(l) => l,
+        Err(e) => {
+            report::limit_error(&e);
+            return Exit::Usage;
+        }
+    };
+    let script_text = match read_script(ctx, &inv, early) {
+        Ok(s) => s,
+        Err(exit) => return exit,
+    };
+    let lead = script::leading_limits(&script_text);
+    if let Some(v) = lead.timeout {
+        requests.timeout.push(Request {
+            value: v,
+            source: LimitSource::Script,
+        });
+    }
+    if let Some(v) = lead.output_limit {
+        requests.output_limit.push(Request {
+            value: v,
+            source: LimitSource::Script,
+        });
+    }
+    let limits = match requests.resolve() {
+        Ok(l) => l,
+        Err(e) => {
+            report::limit_error(&e);
+            return Exit::Usage;
+        }
+    };
+
+    let shell = match realshell::locate(ctx) {
+        Ok(s) => s,
+        Err(e) => {
+            report::real_shell_error(&e);
+            return Exit::NotFound;
+        }
+    };
+    let mut argv = vec![ctx.argv0.clone()];
+    argv.extend(inv.real_shell_args(OsStr::from_bytes(&script_text)));
+    supervise(ctx, shell.path, argv, limits)
+}
+
+/// The script text: the `-c` word, or the file or stdin read (bounded).
+fn read_script(ctx: &Context, inv: &Invocation, limits: Limits) -> Result<Vec<u8>, Exit> {
+    let shell_name = ctx.argv0.to_string_lossy();
+    let read = match &inv.source {
+        Source::Command(text) => return Ok(text.as_bytes().to_vec()),
+        Source::File(name) => script::read_file(name, ctx.var("PATH")),
+        Source::Stdin => script::read_stdin(limits.timeout),
+    };
+    read.map_err(|err| {
+        report::script_error(&err, &shell_name);
+        match err {
+            script::ScriptError::NotFound(_) => Exit::NotFound,
+            script::ScriptError::IsDirectory(_)
+            | script::ScriptError::PermissionDenied(_)
+            | script::ScriptError::Binary(_)
+            | script::ScriptError::Unreadable(..) => Exit::CannotInvoke,
+            script::ScriptError::TooLarge(_) => Exit::Blocked,
+            script::ScriptError::StdinTimedOut(_) => Exit::TimedOut,
+        }
+    })
+}
+
+/// `AUTOMODE_TIMEOUT` / `AUTOMODE_OUTPUT_LIMIT` from the harness.
+fn environment_requests(ctx: &Context) -> Requests {
+    let mut requests = Requests::default();
+    if let Some(v) = ctx.var(limits::TIMEOUT_VAR) {
+        requests.timeout.push(Request {
+            value: v.to_string_lossy().into_owned(),
+            source: LimitSource::Environment,
+        });
+    }
+    if let Some(v) = ctx.var(limits::OUTPUT_LIMIT_VAR) {
+        requests.output_limit.push(Request {
+            value: v.to_string_lossy().into_owned(),
+            source: LimitSource::Environment,
+        });
+    }
+    requests
+}
+
+/// Nested calls and `--version`/`--help`: become the real shell at once.
+fn pass_through(ctx: &Context, kind: ShellKind) -> Exit {
+    let shell = match realshell::locate(ctx) {
+        Ok(s) => s,
+        Err(e) => {
+            report::real_shell_error(&e);
+            return Exit::NotFound;
+        }
+    };
+    let mut argv = vec![ctx.argv0.clone()];
+    if kind == ShellKind::Sh {
+        argv.push(OsString::from("--posix"));
+    }
+    argv.extend(ctx.args.iter().cloned());
+    let err = exec::exec_replace(&shell.path, &argv);
+    report::nested_exec_failed(&shell.path, &err);
+    if err.kind() == std::io::ErrorKind::NotFound {
+        Exit::NotFound
+    } else {
+        Exit::CannotInvoke
+    }
+}
+
+/// Run under supervision and report how it ended.
+fn supervise(ctx: &Context, program: PathBuf, argv: Vec<OsString>, limits: Limits) -> Exit {
+    let workspace = match &ctx.workspace {
+        Ok(ws) => ws.clone(),
+        Err(why) => {
+            report::exec_error(&ExecError::WorkspaceChanged(why.clone()));
+            return Exit::Blocked;
+        }
+    };
+    let plan = ExecPlan {
+        program,
+        argv,
+        env: ctx.env.clone(),
+        mark_nested: true,
+        timeout: limits.timeout,
+        output_limit: limits.output_limit,
+        grace: exec::GRACE,
+        settle: exec::SETTLE,
+        workspace: Some(workspace),
+    };
+    match exec::run(&plan) {
+        Ok(outcome) => {
+            report::outcome(&outcome, limits.timeout, limits.output_limit);
+            exit_of(&outcome)
+        }
+        Err(err) => {
+            report::exec_error(&err);
+            match err {
+                ExecError::NotFound(_) => Exit::NotFound,
+                ExecError::CannotExecute(..) => Exit::CannotInvoke,
+                ExecError::WorkspaceChanged(_) => Exit::Blocked,
+                ExecError::Os(_) => Exit::Internal,
+            }
+        }
+    }
+}
+
+/// The exit status for a supervised run: our reason for ending it wins,
+/// else the child's own status passes through.
+pub fn exit_of(outcome: &Outcome) -> Exit {
+    match outcome.termination {
+        Some(Termination::TimedOut) => Exit::TimedOut,
+        Some(Termination::OutputLimit) => Exit::OutputLimit,
+        Some(Termination::Cancelled(sig)) => Exit::Signaled(sig),
+        None => match outcome.status {
+            Some(ChildStatus::Exited(code)) => Exit::Child(code),
+            Some(ChildStatus::Signaled(sig)) => Exit::Signaled(sig),
+            None => Exit::Internal,
+        },
+    }
+}
+
+/// `automode …`.
+fn automode_cli(ctx: &Context) -> Exit {
+    let command = match cli::parse(ctx.args.clone()) {
+        Ok(c) => c,
+        Err(e) => {
+            report::say(&e.to_string());
+            return Exit::Usage;
+        }
+    };
+    match command {
+        Command::Help => {
+            print!("{}", cli::HELP);
+            Exit::Child(0)
+        }
+        Command::Version => {
+            println!("automode {}", env!("CARGO_PKG_VERSION"));
+            Exit::Child(0)
+        }
+        Command::Exec {
+            timeout,
+            output_limit,
+            argv,
+        } => exec_command(ctx, timeout, output_limit, argv),
+    }
+}
+
+/// `automode exec`: one argv, no shell, same supervision.
+fn exec_command(
+    ctx: &Context,
+    timeout: Option<String>,
+    output_limit: Option<String>,
+    argv: Vec<OsString>,
+) -> Exit {
+    let Some(program) = argv.first() else {
+        return Exit::Usage;
+    };
+    let name = Path::new(program)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if EXEC_WRAPPERS.contains(&name.as_str()) {
+        report::exec_wrapper_refused(&name);
+        return Exit::Usage;
+    }
+    let mut requests = environment_requests(ctx);
+    if let Some(v) = timeout {
+        requests.timeout.push(Request {
+            value: v,
+            source: LimitSource::Flag,
+        });
+    }
+    if let Some(v) = output_limit {
+        requests.output_limit.push(Request {
+            value: v,
+            source: LimitSource::Flag,
+        });
+    }
+    let limits = match requests.resolve() {
+        Ok(l) => l,
+        Err(e) => {
+            report::limit_error(&e);
+            return Exit::Usage;
+        }
+    };
+    let Some(path) = resolve_program(ctx, program) else {
+        report::program_not_found(&program.to_string_lossy());
+        return Exit::NotFound;
+    };
+    supervise(ctx, path, argv, limits)
+}
+
+/// PATH lookup as execvp does it, but only through absolute directories.
+fn resolve_program(ctx: &Context, program: &OsStr) -> Option<PathBuf> {
+    if program.as_bytes().contains(&b'/') {
+        let p = Path::new(program);
+        return Some(match ctx.cwd() {
+            Some(cwd) if p.is_relative() => cwd.join(p),
+            _ => p.to_path_buf(),
+        });
+    }
+    let path_var = ctx.var("PATH")?;
+    path_var
+        .as_bytes()
+        .split(|b| *b == b':')
+        .filter(|d| d.first() == Some(&b'/'))
+        .map(|d| Path::new(OsStr::from_bytes(d)).join(program))
+        .find(|p| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}

@@ -1,0 +1,516 @@
+//! Running an allowed command under supervision: its own session, stdin
+//! `/dev/null`, a timeout with TERM(+CONT) → KILL escalation to the group
+//! and every adopted orphan, one output budget over stdout + stderr, and
+//! cancellation forwarded from our caller.
+//!
+//! Input: an `ExecPlan` (program, argv, environment, limits, workspace).
+//! Output: an `Outcome` (how the leader ended, why we terminated it, bytes,
+//! duration). It decides no policy and prints nothing; `report.rs` words
+//! the diagnostics. The design follows reference/process-supervision.md §2.
+
+mod children;
+mod output;
+mod unix;
+
+use std::ffi::{CString, OsString};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::poll::{PollFd, PollFlags, PollTimeout};
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, sigprocmask};
+use nix::sys::signalfd::{SfdFlags, SignalFd};
+use nix::unistd::Pid;
+
+pub use children::ChildStatus;
+use children::Tree;
+use output::{DstKind, Step, Stream};
+pub use unix::{IDENTITY_SECTION, identity};
+
+use crate::context::Workspace;
+
+/// Grace between the termination signal and SIGKILL.
+pub const GRACE: Duration = Duration::from_secs(1);
+/// After a normal exit, how long we wait for background holders of our
+/// pipes to let go before closing them.
+pub const SETTLE: Duration = Duration::from_secs(2);
+/// While escalating, how often we look for newly adopted orphans.
+const RESCAN_TICK: Duration = Duration::from_millis(20);
+/// After SIGKILL, how long we wait for pipes held by escaped processes.
+const KILL_DRAIN: Duration = Duration::from_millis(500);
+/// After SIGKILL, when we give up even on the leader (D-state processes).
+const KILL_HARD_CAP: Duration = Duration::from_secs(5);
+/// Size we ask for our own pipes: bigger pipes mean fewer wake-ups and
+/// splices per MiB; 256 KiB keeps well inside the per-user soft limit on
+/// pipe pages (64 MiB) even with many shims running at once.
+const PIPE_BYTES: i32 = 256 * 1024;
+
+/// Process-wide preparation, first thing in `main`: make sure fds 0–2
+/// are open so no pipe of ours lands on them.
+pub fn prepare_process() {
+    unix::ensure_standard_fds();
+}
+
+/// Die by `sig`, as the child did (used by `Exit::terminate`).
+pub fn die_by_signal(sig: i32) -> ! {
+    unix::die_by_signal(sig)
+}
+
+/// Replace this process with `program argv…` (nested calls, `--version`).
+/// Returns only on failure.
+pub fn exec_replace(program: &std::path::Path, argv: &[OsString]) -> std::io::Error {
+    let Ok(prog) = CString::new(program.as_os_str().as_bytes()) else {
+        return std::io::ErrorKind::InvalidInput.into();
+    };
+    let mut c_argv = Vec::with_capacity(argv.len());
+    for a in argv {
+        match CString::new(a.as_bytes()) {
+            Ok(c) => c_argv.push(c),
+            Err(_) => return std::io::ErrorKind::InvalidInput.into(),
+        }
+    }
+    unix::exec_replace(&prog, &c_argv)
+}
+
+/// What to run and under which limits.
+#[derive(Debug, Clone)]
+pub struct ExecPlan {
+    /// Absolute path of the program.
+    pub program: PathBuf,
+    /// argv, argv[0] included.
+    pub argv: Vec<OsString>,
+    /// The child's whole environment.
+    pub env: Vec<(OsString, OsString)>,
+    /// Add the nested-call marker (`nested.rs`) to the environment.
+    pub mark_nested: bool,
+    pub timeout: Duration,
+    pub output_limit: u64,
+    pub grace: Duration,
+    pub settle: Duration,
+    /// Refuse to start if the working directory changed identity.
+    pub workspace: Option<Workspace>,
+}
+
+/// Why we ended the command ourselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Termination {
+    TimedOut,
+    OutputLimit,
+    /// Our caller sent us this signal.
+    Cancelled(i32),
+}
+
+/// How a supervised run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The leader's end, `None` only if it never ended within the hard cap
+    /// after SIGKILL.
+    pub status: Option<ChildStatus>,
+    /// Set when we terminated the group; it decides the exit code.
+    pub termination: Option<Termination>,
+    pub stdout_bytes: u64,
+    pub stderr_bytes: u64,
+    pub duration: Duration,
+    /// After a normal exit, something still held our pipes past the settle
+    /// window, so we closed them.
+    pub closed_held_pipes: bool,
+    /// The signal we used before SIGKILL, and whether SIGKILL followed.
+    pub escalated_to_kill: bool,
+}
+
+/// Why the command could not be started.
+#[derive(Debug)]
+pub enum ExecError {
+    /// The program does not exist (exit 127).
+    NotFound(PathBuf),
+    /// The program exists but execve failed (exit 126).
+    CannotExecute(PathBuf, std::io::Error),
+    /// The working directory no longer names the captured directory.
+    WorkspaceChanged(String),
+    /// An OS error in the supervisor before the child ran.
+    Os(String),
+}
+
+/// Phases of the run, as in process-supervision.md §2.5.
+#[derive(Debug, Clone, Copy)]
+enum Phase {
+    Running,
+    Settling { until: Instant },
+    Terminating { until: Instant },
+    Killing { since: Instant },
+}
+
+/// Run the plan and supervise it to the end.
+pub fn run(plan: &ExecPlan) -> Result<Outcome, ExecError> {
+    let started = Instant::now();
+    let os = |what: &str, e: nix::errno::Errno| ExecError::Os(format!("{what}: {e}"));
+
+    // Signals: handle INT/TERM/HUP/QUIT unless our caller ignored them;
+    // SIGCHLD always. Block them before fork so none is lost.
+    let mut handled = SigSet::empty();
+    for sig in [
+        Signal::SIGINT,
+        Signal::SIGTERM,
+        Signal::SIGHUP,
+        Signal::SIGQUIT,
+    ] {
+        if !unix::signal_is_ignored(sig as i32) {
+            handled.add(sig);
+        }
+    }
+    let mut mask = handled;
+    mask.add(Signal::SIGCHLD);
+    unix::reset_sigchld();
+    sigprocmask(SigmaskHow::SIG_BLOCK, Some(&mask), None).map_err(|e| os("sigprocmask", e))?;
+    let sigfd = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC)
+        .map_err(|e| os("signalfd", e))?;
+    nix::sys::prctl::set_child_subreaper(true).map_err(|e| os("PR_SET_CHILD_SUBREAPER", e))?;
+
+    // Pipes. When our stdout and stderr are the same file, the child gets
+    // one pipe for both, which keeps their interleaving exact.
+    let stdout_fd = unix::std_fd(1);
+    let stderr_fd = unix::std_fd(2);
+    let (out_kind, out_id) = DstKind::of(stdout_fd);
+    let (err_kind, err_id) = DstKind::of(stderr_fd);
+    let merged = match (out_id, err_id) {
+        (Some(a), Some(b)) => a == b && (!a.2 || same_offset(stdout_fd, stderr_fd)),
+        _ => false,
+    };
+    let (out_r, out_w) = child_pipe().map_err(|e| os("pipe", e))?;
+    let err_pipe = if merged {
+        None
+    } else {
+        Some(child_pipe().map_err(|e| os("pipe", e))?)
+    };
+    let devnull = unix::open_dev_null().map_err(|e| ExecError::Os(format!("/dev/null: {e}")))?;
+
+    // The program, argv and environment as C strings, before fork.
+    let program = CString::new(plan.program.as_os_str().as_bytes())
+        .map_err(|_| ExecError::Os("program path contains NUL".into()))?;
+    let argv: Vec<CString> = plan
+        .argv
+        .iter()
+        .map(|a| CString::new(a.as_bytes()))
+        .collect::<Result<_, _>>()
+        .map_err(|_| ExecError::Os("an argument contains NUL".into()))?;
+    let mut env: Vec<Vec<u8>> = plan
+        .env
+        .iter()
+        .filter(|(k, _)| k.as_bytes() != crate::nested::MARKER_VAR.as_bytes())
+        .map(|(k, v)| {
+            let mut e = k.as_bytes().to_vec();
+            e.push(b'=');
+            e.extend_from_slice(v.as_bytes());
+            e
+        })
+        .filter(|e| !e.contains(&0))
+        .collect();
+    let mut pid_slot = None;
+    if plan.mark_nested
+        && let Some((entry, offset)) = crate::nested::marker_template()
+    {
+        pid_slot = Some(unix::PidSlot {
+            env_index: env.len(),
+            offset,
+            width: crate::nested::SID_WIDTH,
+        });
+        env.push(entry.into_bytes());
+    }
+
+    if let Some(ws) = &plan.workspace {
+        ws.verify().map_err(ExecError::WorkspaceChanged)?;
+    }
+
+    let (err_r, err_w) = match err_pipe {
+        Some((r, w)) => (Some(r), Some(w)),
+        None => (None, None),
+    };
+    let spawned = unix::spawn(unix::SpawnRequest {
+        program: &program,
+        argv: &argv,
+        env,
+        pid_slot,
+        stdin: devnull.as_fd(),
+        stdout: out_w.as_fd(),
+        stderr: err_w.as_ref().map_or(out_w.as_fd(), |w| w.as_fd()),
+        sigpipe_default: !unix::caller_ignored_sigpipe(),
+    });
+    drop(out_w);
+    drop(err_w);
+    drop(devnull);
+    let leader = match spawned {
+        Ok(pid) => Pid::from_raw(pid),
+        Err(unix::SpawnError::Exec(errno)) => {
+            let err = std::io::Error::from_raw_os_error(errno);
+            return Err(if errno == libc::ENOENT {
+                ExecError::NotFound(plan.program.clone())
+            } else {
+                ExecError::CannotExecute(plan.program.clone(), err)
+            });
+        }
+        Err(unix::SpawnError::Os(e)) => return Err(ExecError::Os(format!("fork: {e}"))),
+    };
+
+    let mut streams = vec![Stream::new(out_r, stdout_fd, out_kind)];
+    if let Some(r) = err_r {
+        streams.push(Stream::new(r, stderr_fd, err_kind));
+    }
+    let mut sup = Supervisor {
+        tree: Tree::new(leader),
+        streams,
+        budget: plan.output_limit,
+        phase: Phase::Running,
+        termination: None,
+        deadline: started + plan.timeout,
+        plan,
+        closed_held_pipes: false,
+        escalated_to_kill: false,
+        term_signal: Signal::SIGTERM,
+    };
+    sup.run_loop(&sigfd);
+    let status = sup.tree.leader_status;
+    sup.tree.reap_all();
+    let stdout_bytes = sup.streams.first().map_or(0, |s| s.bytes);
+    let stderr_bytes = sup.streams.get(1).map_or(0, |s| s.bytes);
+    Ok(Outcome {
+        status,
+        termination: sup.termination,
+        stdout_bytes,
+        stderr_bytes,
+        duration: started.elapsed(),
+        closed_held_pipes: sup.closed_held_pipes,
+        escalated_to_kill: sup.escalated_to_kill,
+    })
+}
+
+/// A pipe for the child: both ends close-on-exec (dup2 into 0–2 clears
+/// it), our read end non-blocking and enlarged.
+fn child_pipe() -> Result<(OwnedFd, OwnedFd), nix::errno::Errno> {
+    let (r, w) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+    fcntl(&r, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))?;
+    let _ = fcntl(&r, FcntlArg::F_SETPIPE_SZ(PIPE_BYTES));
+    Ok((r, w))
+}
+
+/// For a regular file open on both fd 1 and fd 2: are they at the same
+/// offset (one open file description dup'd, as `>f 2>&1` makes)?
+fn same_offset(a: std::os::fd::BorrowedFd<'_>, b: std::os::fd::BorrowedFd<'_>) -> bool {
+    use nix::unistd::{Whence, lseek};
+    match (lseek(a, 0, Whence::SeekCur), lseek(b, 0, Whence::SeekCur)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+struct Supervisor<'p> {
+    tree: Tree,
+    streams: Vec<Stream>,
+    budget: u64,
+    phase: Phase,
+    termination: Option<Termination>,
+    deadline: Instant,
+    plan: &'p ExecPlan,
+    closed_held_pipes: bool,
+    escalated_to_kill: bool,
+    /// The signal sent when termination started (TERM, or the caller's).
+    term_signal: Signal,
+}
+
+impl Supervisor<'_> {
+    fn run_loop(&mut self, sigfd: &SignalFd) {
+        loop {
+            let now = Instant::now();
+            if self.advance(now) {
+                break;
+            }
+            let wait = self.poll_timeout(now);
+            let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(3);
+            fds.push(PollFd::new(sigfd.as_fd(), PollFlags::POLLIN));
+            let mut owners = Vec::with_capacity(2);
+            for (i, s) in self.streams.iter().enumerate() {
+                if let Some(fd) = s.poll_fd() {
+                    fds.push(fd);
+                    owners.push(i);
+                }
+            }
+            let timeout = PollTimeout::try_from(wait).unwrap_or(PollTimeout::MAX);
+            let ready = nix::poll::poll(&mut fds, timeout);
+            let signal_ready =
+                matches!(ready, Ok(n) if n > 0) && fds[0].revents().is_some_and(|r| !r.is_empty());
+            let stream_ready: Vec<usize> = fds[1..]
+                .iter()
+                .zip(&owners)
+                .filter(|(fd, _)| fd.revents().is_some_and(|r| !r.is_empty()))
+                .map(|(_, i)| *i)
+                .collect();
+            drop(fds);
+            if signal_ready {
+                self.drain_signals(sigfd);
+            }
+            for i in stream_ready {
+                self.pump(i);
+            }
+        }
+        // Done: move what is already buffered, then close everything.
+        for s in &mut self.streams {
+            if s.final_drain(&mut self.budget) && self.termination.is_none() {
+                self.termination = Some(Termination::OutputLimit);
+            }
+            s.drop_pending();
+        }
+    }
+
+    /// Read every pending signal: SIGCHLD updates the tree, the others
+    /// cancel.
+    fn drain_signals(&mut self, sigfd: &SignalFd) {
+        while let Ok(Some(info)) = sigfd.read_signal() {
+            let signo = info.ssi_signo as i32;
+            if signo == libc::SIGCHLD {
+                self.tree.poll_leader();
+                // Reap adopted orphans as they exit.
+                let _ = self.tree.adopted();
+            } else {
+                self.cancel(signo);
+            }
+        }
+    }
+
+    fn cancel(&mut self, signo: i32) {
+        match self.phase {
+            Phase::Running | Phase::Settling { .. } => {
+                let sig = Signal::try_from(signo).unwrap_or(Signal::SIGTERM);
+                self.start_termination(Termination::Cancelled(signo), sig);
+            }
+            // A second signal while terminating: no more grace.
+            Phase::Terminating { .. } => self.start_killing(),
+            Phase::Killing { .. } => {}
+        }
+    }
+
+    fn start_termination(&mut self, why: Termination, sig: Signal) {
+        if self.termination.is_none() {
+            self.termination = Some(why);
+        }
+        if why == Termination::OutputLimit {
+            for s in &mut self.streams {
+                s.close_source();
+            }
+        }
+        self.tree.signal_all(sig, true);
+        self.term_signal = sig;
+        self.phase = Phase::Terminating {
+            until: Instant::now() + self.plan.grace,
+        };
+    }
+
+    fn start_killing(&mut self) {
+        self.escalated_to_kill = true;
+        self.tree.signal_all(Signal::SIGKILL, true);
+        self.phase = Phase::Killing {
+            since: Instant::now(),
+        };
+    }
+
+    fn pump(&mut self, i: usize) {
+        let Some(stream) = self.streams.get_mut(i) else {
+            return;
+        };
+        match stream.pump(&mut self.budget) {
+            Step::Overflow => {
+                if matches!(self.phase, Phase::Running | Phase::Settling { .. }) {
+                    self.start_termination(Termination::OutputLimit, Signal::SIGTERM);
+                } else {
+                    for s in &mut self.streams {
+                        s.close_source();
+                    }
+                    if self.termination.is_none() {
+                        self.termination = Some(Termination::OutputLimit);
+                    }
+                }
+            }
+            Step::DestinationBroken => {
+                // Our reader is gone: close our end so the child gets
+                // SIGPIPE on its next write, as it would writing directly.
+                stream.drop_pending();
+                stream.close_source();
+            }
+            Step::Moved(_) | Step::SourceEmpty | Step::DestinationFull | Step::Eof => {}
+        }
+    }
+
+    fn streams_done(&self) -> bool {
+        self.streams.iter().all(|s| !s.is_active())
+    }
+
+    /// Apply deadlines and state changes. Returns true when done.
+    fn advance(&mut self, now: Instant) -> bool {
+        self.tree.poll_leader();
+        match self.phase {
+            Phase::Running => {
+                if self.tree.leader_status.is_some() {
+                    if self.streams_done() {
+                        return true;
+                    }
+                    let left = self.deadline.saturating_duration_since(now);
+                    self.phase = Phase::Settling {
+                        until: now + self.plan.settle.min(left),
+                    };
+                    return false;
+                }
+                if now >= self.deadline {
+                    self.start_termination(Termination::TimedOut, Signal::SIGTERM);
+                }
+                false
+            }
+            Phase::Settling { until } => {
+                if self.streams_done() {
+                    return true;
+                }
+                if now >= until {
+                    self.closed_held_pipes = self.streams.iter().any(Stream::source_open);
+                    return true;
+                }
+                false
+            }
+            Phase::Terminating { until } => {
+                let sig = self.term_signal;
+                self.tree.signal_all(sig, false);
+                if self.tree.leader_status.is_some() && self.tree.adopted().is_empty() {
+                    return true;
+                }
+                if now >= until {
+                    self.start_killing();
+                }
+                false
+            }
+            Phase::Killing { since } => {
+                self.tree.signal_all(Signal::SIGKILL, true);
+                if self.tree.leader_status.is_some()
+                    && (self.streams.iter().all(|s| !s.source_open()) || now >= since + KILL_DRAIN)
+                {
+                    return true;
+                }
+                now >= since + KILL_HARD_CAP
+            }
+        }
+    }
+
+    fn poll_timeout(&self, now: Instant) -> Duration {
+        let until = match self.phase {
+            Phase::Running => {
+                if self.tree.leader_status.is_some() {
+                    now
+                } else {
+                    self.deadline
+                }
+            }
+            Phase::Settling { until } => until,
+            Phase::Terminating { until } => until.min(now + RESCAN_TICK),
+            Phase::Killing { .. } => now + RESCAN_TICK,
+        };
+        // Round up so we never wake a hair early and spin.
+        until.saturating_duration_since(now) + Duration::from_micros(500)
+    }
+}

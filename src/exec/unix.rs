@@ -1,0 +1,405 @@
+//! The only `unsafe` code in automode: fork + execve of the supervised
+//! child, the raw syscalls the supervisor needs that have no safe wrapper
+//! (signal dispositions, `splice`, `pwritev2`), and dying by a signal.
+//!
+//! Everything here is a thin wrapper with a `// SAFETY:` note; the policy
+//! of what to call when lives in `exec/mod.rs`.
+#![allow(unsafe_code)]
+
+use std::ffi::{CString, c_char, c_int};
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether our caller had SIGPIPE ignored, read before Rust's runtime sets
+/// it to SIG_IGN for every program.
+static SIGPIPE_IGNORED_BY_CALLER: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn capture_sigpipe_disposition() {
+    // SAFETY: sigaction with a null new action only reads the current
+    // disposition into `old`, which is a valid, zeroed sigaction struct.
+    // It runs from .init_array, single-threaded, before main.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(libc::SIGPIPE, std::ptr::null(), &mut old) == 0 {
+            SIGPIPE_IGNORED_BY_CALLER.store(old.sa_sigaction == libc::SIG_IGN, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Runs `capture_sigpipe_disposition` before Rust's runtime touches SIGPIPE
+/// (the uutils approach).
+#[used]
+#[unsafe(link_section = ".init_array")]
+static CAPTURE_SIGPIPE: extern "C" fn() = capture_sigpipe_disposition;
+
+/// Did our caller start us with SIGPIPE ignored?
+pub(crate) fn caller_ignored_sigpipe() -> bool {
+    SIGPIPE_IGNORED_BY_CALLER.load(Ordering::Relaxed)
+}
+
+/// Is `sig` currently ignored (SIG_IGN)?
+pub(crate) fn signal_is_ignored(sig: c_int) -> bool {
+    // SAFETY: a null new action makes sigaction a pure query into `old`.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+/// Give SIGCHLD its default disposition: a caller that set it to SIG_IGN
+/// would otherwise have our children reaped automatically, and we could
+/// never read the leader's status.
+pub(crate) fn reset_sigchld() {
+    // SAFETY: setting one disposition to SIG_DFL has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGCHLD, libc::SIG_DFL);
+    }
+}
+
+/// Make sure fds 0, 1 and 2 are open, so that pipes we create later never
+/// take those numbers (a closed stdout would otherwise receive our pipe).
+pub(crate) fn ensure_standard_fds() {
+    for fd in 0..3 {
+        // SAFETY: F_GETFD on any integer is harmless; it only reports EBADF.
+        let closed = unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1
+            && io::Error::last_os_error().raw_os_error() == Some(libc::EBADF);
+        if closed {
+            // SAFETY: open with a static NUL-terminated path; the lowest free
+            // descriptor is `fd` because lower ones are open. We keep it open
+            // for the life of the process on purpose (not an OwnedFd).
+            unsafe {
+                libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+            }
+        }
+    }
+}
+
+/// The standard descriptor `fd` (0, 1 or 2), borrowed for the process
+/// lifetime. `ensure_standard_fds` has made sure it is open.
+pub(crate) fn std_fd(fd: RawFd) -> BorrowedFd<'static> {
+    debug_assert!((0..3).contains(&fd));
+    // SAFETY: fds 0-2 stay open for the whole process (ensure_standard_fds
+    // opened /dev/null on any that were closed, and we never close them).
+    unsafe { BorrowedFd::borrow_raw(fd) }
+}
+
+/// Where to write the child's pid into its environment after fork: the
+/// index of the env string and the byte offset of a run of placeholder
+/// digits that the child overwrites with its own pid.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PidSlot {
+    pub env_index: usize,
+    pub offset: usize,
+    pub width: usize,
+}
+
+/// What the child needs, prepared before fork so the child only makes raw
+/// syscalls.
+#[derive(Debug)]
+pub(crate) struct SpawnRequest<'a> {
+    pub program: &'a CString,
+    pub argv: &'a [CString],
+    pub env: Vec<Vec<u8>>,
+    pub pid_slot: Option<PidSlot>,
+    pub stdin: BorrowedFd<'a>,
+    pub stdout: BorrowedFd<'a>,
+    pub stderr: BorrowedFd<'a>,
+    /// Restore SIGPIPE to SIG_DFL in the child (unless our caller ignored it).
+    pub sigpipe_default: bool,
+}
+
+/// Why the child could not be started.
+#[derive(Debug)]
+pub(crate) enum SpawnError {
+    /// fork or pipe failed in the parent.
+    Os(io::Error),
+    /// execve failed in the child with this errno.
+    Exec(i32),
+}
+
+/// fork + execve with the child in a new session, PDEATHSIG, the given
+/// stdio, an empty signal mask, and SIGPIPE restored. Returns the child's
+/// pid once execve has succeeded (the status pipe closed without data),
+/// which also guarantees that the child's `setsid` has happened.
+pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<libc::pid_t, SpawnError> {
+    let mut env = req.env;
+    for entry in &mut env {
+        entry.push(0);
+    }
+    let argv_ptrs: Vec<*const c_char> = req
+        .argv
+        .iter()
+        .map(|a| a.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect();
+    let mut env_ptrs: Vec<*mut c_char> = env
+        .iter_mut()
+        .map(|e| e.as_mut_ptr().cast::<c_char>())
+        .chain(std::iter::once(std::ptr::null_mut()))
+        .collect();
+    let pid_slot_ptr: Option<(*mut u8, usize)> = req.pid_slot.and_then(|slot| {
+        let entry = env.get_mut(slot.env_index)?;
+        if slot.offset + slot.width > entry.len() {
+            return None;
+        }
+        Some((entry[slot.offset..].as_mut_ptr(), slot.width))
+    });
+    let (status_read, status_write) =
+        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| SpawnError::Os(e.into()))?;
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
+    let stdin = req.stdin.as_raw_fd();
+    let stdout = req.stdout.as_raw_fd();
+    let stderr = req.stderr.as_raw_fd();
+    let status_fd = status_write.as_raw_fd();
+    let program = req.program.as_ptr();
+    let sigpipe_default = req.sigpipe_default;
+
+    // SAFETY: automode is single-threaded when it forks (the analysis
+    // thread has been joined), so the child may run any async-signal-safe
+    // code. Everything the child touches was allocated before the fork.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(SpawnError::Os(io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        // SAFETY: in the child only async-signal-safe syscalls run, on
+        // memory prepared before fork; every failure ends in _exit.
+        unsafe {
+            child_after_fork(ChildFds {
+                stdin,
+                stdout,
+                stderr,
+                status_fd,
+                parent,
+                sigpipe_default,
+                program,
+                argv: argv_ptrs.as_ptr(),
+                envp: env_ptrs.as_mut_ptr(),
+                pid_slot: pid_slot_ptr,
+            })
+        }
+    }
+    drop(status_write);
+    let mut errno_buf = [0u8; 4];
+    let mut got = 0;
+    loop {
+        match nix::unistd::read(&status_read, &mut errno_buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                got += n;
+                if got == errno_buf.len() {
+                    break;
+                }
+            }
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(SpawnError::Os(e.into())),
+        }
+    }
+    if got == errno_buf.len() {
+        // Reap the failed child: it exits at once.
+        let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None);
+        return Err(SpawnError::Exec(i32::from_ne_bytes(errno_buf)));
+    }
+    Ok(pid)
+}
+
+struct ChildFds {
+    stdin: RawFd,
+    stdout: RawFd,
+    stderr: RawFd,
+    status_fd: RawFd,
+    parent: libc::pid_t,
+    sigpipe_default: bool,
+    program: *const c_char,
+    argv: *const *const c_char,
+    envp: *mut *mut c_char,
+    pid_slot: Option<(*mut u8, usize)>,
+}
+
+/// The child between fork and execve. Never returns.
+///
+/// # Safety
+/// Must only be called in a freshly forked child of a single-threaded
+/// parent; all pointers must be valid and NUL-terminated as execve needs.
+unsafe fn child_after_fork(c: ChildFds) -> ! {
+    // SAFETY: each call below is an async-signal-safe syscall on valid
+    // arguments; the caller guarantees the pointers.
+    unsafe {
+        if libc::setsid() < 0 {
+            child_fail(c.status_fd);
+        }
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
+        if libc::getppid() != c.parent {
+            // Our parent died before PDEATHSIG was armed.
+            libc::_exit(125);
+        }
+        if let Some((ptr, width)) = c.pid_slot {
+            write_decimal(ptr, width, libc::getpid());
+        }
+        for (from, to) in [(c.stdin, 0), (c.stdout, 1), (c.stderr, 2)] {
+            if from == to {
+                // dup2 to itself would keep FD_CLOEXEC; clear it instead.
+                let flags = libc::fcntl(to, libc::F_GETFD);
+                if flags < 0 || libc::fcntl(to, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
+                    child_fail(c.status_fd);
+                }
+            } else if libc::dup2(from, to) < 0 {
+                child_fail(c.status_fd);
+            }
+        }
+        if c.sigpipe_default {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+        libc::execve(c.program, c.argv, c.envp.cast::<*const c_char>());
+        child_fail(c.status_fd)
+    }
+}
+
+/// Report errno through the status pipe and exit.
+///
+/// # Safety
+/// Only in the forked child.
+unsafe fn child_fail(status_fd: RawFd) -> ! {
+    // SAFETY: errno location and write/_exit are async-signal-safe.
+    unsafe {
+        let errno = *libc::__errno_location();
+        let bytes = errno.to_ne_bytes();
+        libc::write(status_fd, bytes.as_ptr().cast(), bytes.len());
+        libc::_exit(127)
+    }
+}
+
+/// Write `value` as zero-padded decimal into `width` bytes at `ptr`.
+///
+/// # Safety
+/// `ptr..ptr+width` must be writable.
+unsafe fn write_decimal(ptr: *mut u8, width: usize, value: libc::pid_t) {
+    let mut v = value.unsigned_abs();
+    let mut i = width;
+    while i > 0 {
+        i -= 1;
+        // SAFETY: i < width, inside the caller's buffer.
+        unsafe { *ptr.add(i) = b'0' + (v % 10) as u8 };
+        v /= 10;
+    }
+}
+
+/// `splice(2)` from a pipe to a pipe, never blocking on either side.
+pub(crate) fn splice_nonblocking(
+    from: BorrowedFd<'_>,
+    to: BorrowedFd<'_>,
+    len: usize,
+) -> io::Result<usize> {
+    // SAFETY: both fds are valid for the call; null offsets are required
+    // for pipes.
+    let n = unsafe {
+        libc::splice(
+            from.as_raw_fd(),
+            std::ptr::null_mut(),
+            to.as_raw_fd(),
+            std::ptr::null_mut(),
+            len,
+            libc::SPLICE_F_NONBLOCK | libc::SPLICE_F_MOVE,
+        )
+    };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+/// `pwritev2(…, RWF_NOWAIT)`: write without blocking even when the file
+/// description itself is blocking (pipes and sockets on Linux ≥ 4.14+).
+pub(crate) fn write_nowait(to: BorrowedFd<'_>, buf: &[u8]) -> io::Result<usize> {
+    let iov = libc::iovec {
+        iov_base: buf.as_ptr() as *mut libc::c_void,
+        iov_len: buf.len(),
+    };
+    // SAFETY: one valid iovec over `buf`; offset -1 means "current position".
+    let n = unsafe { libc::pwritev2(to.as_raw_fd(), &iov, 1, -1, libc::RWF_NOWAIT) };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+/// Open `/dev/null` read-only with O_CLOEXEC.
+pub(crate) fn open_dev_null() -> io::Result<OwnedFd> {
+    // SAFETY: static NUL-terminated path; on success we own the new fd.
+    let fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just opened and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Die by `sig` the way the child did: default disposition, no core dump,
+/// unblocked, raised. Falls back to exit(128+sig).
+pub(crate) fn die_by_signal(sig: c_int) -> ! {
+    let _ = nix::sys::prctl::set_dumpable(false);
+    let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
+    // SAFETY: resetting one disposition to SIG_DFL, unblocking it and
+    // raising it are plain syscalls on a valid signal number.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, sig);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::raise(sig);
+    }
+    std::process::exit(128 + sig)
+}
+
+/// Replace this process with `program` (used for nested calls and
+/// `--version`): no supervision, no policy. Returns only on failure.
+pub(crate) fn exec_replace(program: &CString, argv: &[CString]) -> io::Error {
+    let argv_ptrs: Vec<*const c_char> = argv
+        .iter()
+        .map(|a| a.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect();
+    // Give the new program the dispositions a shell expects.
+    if !caller_ignored_sigpipe() {
+        // SAFETY: restoring SIGPIPE's default disposition.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
+    // SAFETY: program and argv are valid NUL-terminated strings and a
+    // null-terminated pointer array; environ is the process environment.
+    unsafe {
+        libc::execv(program.as_ptr(), argv_ptrs.as_ptr());
+    }
+    io::Error::last_os_error()
+}
+
+/// Name of the ELF section that marks a file as an automode binary, so
+/// that real-shell resolution never picks a copy of automode (which would
+/// recurse). A section survives `strip` and is found by reading the
+/// section headers, without reading the whole file.
+pub const IDENTITY_SECTION: &str = ".automode_id";
+
+/// The marker itself; referenced from `identity()` so the linker keeps it.
+#[used]
+#[unsafe(link_section = ".automode_id")]
+static IDENTITY: [u8; 16] = *b"automode-shim-v1";
+
+/// Our identity bytes (keeps the section alive through --gc-sections).
+pub fn identity() -> &'static [u8] {
+    std::hint::black_box(&IDENTITY)
+}

@@ -1,0 +1,142 @@
+//! Is this shim invocation nested inside a command that a live automode
+//! supervisor already allowed and is running?
+//!
+//! The supervisor puts `AUTOMODE_SUPERVISOR=<sid>:<pid>:<start>` in the
+//! child's environment: the child's session id (the child writes its own
+//! pid there after fork; `setsid` makes it the session id), and the
+//! supervisor's pid and start time. A shim is nested when the marker
+//! parses, its own session id equals `<sid>`, and process `<pid>` is still
+//! alive with start time `<start>`.
+//!
+//! Why an agent cannot use the marker to skip the analysis of its own
+//! command: the agent never controls the environment of a top-level
+//! invocation (the harness starts the shim), only the script text, and the
+//! script is analysed before anything in it runs. To pass the check, a
+//! process must be *in the supervised session*: sessions can only be
+//! created (`setsid`), never joined, so only descendants of the supervised
+//! child are in it, and the supervisor's pid + start time cannot be forged
+//! for a dead or different process. A copied marker in a new session
+//! (`setsid`, a daemon, a later harness call) fails the session check and
+//! gets full policy. Everything that does pass was started by a command the
+//! outer analysis already judged: literal nested shells were looked into,
+//! and dynamic ones (`sh -c "$X"`, `curl | sh`) were refused there.
+
+use std::ffi::OsStr;
+
+/// The environment variable carrying the marker.
+pub const MARKER_VAR: &str = "AUTOMODE_SUPERVISOR";
+
+/// Width of the zero-padded session-id field the child fills in.
+pub const SID_WIDTH: usize = 10;
+
+/// The fields of /proc/<pid>/stat that we need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcStat {
+    pub ppid: i32,
+    pub session: i32,
+    /// Start time in clock ticks since boot.
+    pub start_ticks: u64,
+}
+
+/// Parse /proc/<pid>/stat (the command name may contain spaces and
+/// parentheses, so fields are counted after the last ')').
+pub fn proc_stat(pid: i32) -> Option<ProcStat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(&text)
+}
+
+fn parse_stat(text: &str) -> Option<ProcStat> {
+    let after = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // after ')': state(3) ppid(4) pgrp(5) session(6) … starttime(22)
+    Some(ProcStat {
+        ppid: fields.get(1)?.parse().ok()?,
+        session: fields.get(3)?.parse().ok()?,
+        start_ticks: fields.get(19)?.parse().ok()?,
+    })
+}
+
+/// The marker value for a child of this process, with a zero-filled
+/// session-id field for the child to overwrite; and the byte offset of
+/// that field within `NAME=value`.
+pub fn marker_template() -> Option<(String, usize)> {
+    let me = std::process::id() as i32;
+    let start = proc_stat(me)?.start_ticks;
+    let value = format!("{}:{me}:{start}", "0".repeat(SID_WIDTH));
+    let entry = format!("{MARKER_VAR}={value}");
+    Some((entry, MARKER_VAR.len() + 1))
+}
+
+/// Decide from the marker value whether we run inside a live supervision.
+pub fn is_nested(marker: Option<&OsStr>) -> bool {
+    let Some(value) = marker.and_then(OsStr::to_str) else {
+        return false;
+    };
+    let mut parts = value.split(':');
+    let (Some(sid), Some(pid), Some(start), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    let (Ok(sid), Ok(pid), Ok(start)) =
+        (sid.parse::<i32>(), pid.parse::<i32>(), start.parse::<u64>())
+    else {
+        return false;
+    };
+    if sid <= 1 || pid <= 1 {
+        return false;
+    }
+    let Ok(my_sid) = nix::unistd::getsid(None) else {
+        return false;
+    };
+    if my_sid.as_raw() != sid {
+        return false;
+    }
+    matches!(proc_stat(pid), Some(stat) if stat.start_ticks == start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_stat_with_awkward_command_names() {
+        let line = "1234 (a b) c)) S 1 1234 1234 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 98765 1000 200 18446744073709551615";
+        let st = parse_stat(line);
+        assert_eq!(
+            st,
+            Some(ProcStat {
+                ppid: 1,
+                session: 1234,
+                start_ticks: 98765
+            })
+        );
+    }
+
+    #[test]
+    fn rejects_malformed_or_foreign_markers() {
+        assert!(!is_nested(None));
+        assert!(!is_nested(Some(OsStr::new(""))));
+        assert!(!is_nested(Some(OsStr::new("1:2"))));
+        assert!(!is_nested(Some(OsStr::new("x:y:z"))));
+        assert!(!is_nested(Some(OsStr::new("1:1:1"))));
+        // Our own pid and start time, but a session that is not ours.
+        let me = std::process::id() as i32;
+        let start = proc_stat(me).map(|s| s.start_ticks).unwrap_or(0);
+        let other_sid = nix::unistd::getsid(None).map(|p| p.as_raw()).unwrap_or(0) + 1;
+        let marker = format!("{other_sid}:{me}:{start}");
+        assert!(!is_nested(Some(OsStr::new(&marker))));
+    }
+
+    #[test]
+    fn accepts_a_marker_for_our_session_and_a_live_supervisor() {
+        let me = std::process::id() as i32;
+        let start = proc_stat(me).map(|s| s.start_ticks).unwrap_or(0);
+        let sid = nix::unistd::getsid(None).map(|p| p.as_raw()).unwrap_or(0);
+        let marker = format!("{sid}:{me}:{start}");
+        assert!(is_nested(Some(OsStr::new(&marker))));
+        // A wrong start time means a dead or different supervisor.
+        let stale = format!("{sid}:{me}:{}", start + 1);
+        assert!(!is_nested(Some(OsStr::new(&stale))));
+    }
+}

@@ -1,0 +1,195 @@
+//! Every line automode itself writes to stderr: one prefix, one write per
+//! message (so parallel output does not interleave mid-line), plain text.
+//! Messages that imitate bash's own (bad options, missing script files)
+//! use bash's wording and prefix instead.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::time::Duration;
+
+use crate::exec::{ExecError, Outcome, Termination};
+use crate::invocation::{UsageError, usage_text};
+use crate::limits::LimitError;
+use crate::realshell::RealShellError;
+use crate::script::{MAX_SCRIPT_BYTES, ScriptError};
+
+/// The prefix of automode's own messages.
+pub const PREFIX: &str = "automode: ";
+
+/// Write one message, prefixed, as a single write.
+pub fn say(text: &str) {
+    let mut line = String::with_capacity(PREFIX.len() + text.len() + 1);
+    line.push_str(PREFIX);
+    line.push_str(text);
+    if !line.ends_with('\n') {
+        line.push('\n');
+    }
+    raw(&line);
+}
+
+/// Write text to stderr as is, in one write.
+pub fn raw(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}
+
+/// A bad shell invocation, exactly as bash reports it.
+pub fn usage_error(err: &UsageError, shell_name: &str) {
+    let tty = nix::unistd::isatty(std::io::stderr()).unwrap_or(false);
+    let mut text = format!("{}\n", err.render(tty));
+    if err.shows_usage() {
+        text.push_str(&usage_text(shell_name));
+    }
+    raw(&text);
+}
+
+pub fn interactive_refused() {
+    say(
+        "refusing to start an interactive shell: automode only runs scripts it can check \
+         (pass a script with -c, a script file, or a script on a non-terminal stdin)",
+    );
+}
+
+pub fn list_options_unsupported() {
+    say("listing shell options with -o or -O and no name is not supported through automode");
+}
+
+pub fn limit_error(err: &LimitError) {
+    say(&format!("{err}; the command was not run"));
+}
+
+/// A script that could not be read, in bash's words where bash has them.
+pub fn script_error(err: &ScriptError, shell_name: &str) {
+    let text = match err {
+        ScriptError::NotFound(name) => {
+            format!(
+                "{shell_name}: {}: No such file or directory\n",
+                name.to_string_lossy()
+            )
+        }
+        ScriptError::IsDirectory(name) => {
+            let n = name.to_string_lossy();
+            format!("{n}: {n}: Is a directory\n")
+        }
+        ScriptError::PermissionDenied(name) => {
+            format!(
+                "{shell_name}: {}: Permission denied\n",
+                name.to_string_lossy()
+            )
+        }
+        ScriptError::Binary(name) => {
+            let n = name.to_string_lossy();
+            format!("{n}: {n}: cannot execute binary file\n")
+        }
+        ScriptError::Unreadable(name, why) => {
+            format!("{shell_name}: {}: {why}\n", name.to_string_lossy())
+        }
+        ScriptError::TooLarge(what) => {
+            say(&format!(
+                "the {what} is larger than {} KiB; refusing to run it (nothing ran)",
+                MAX_SCRIPT_BYTES / 1024
+            ));
+            return;
+        }
+        ScriptError::StdinTimedOut(t) => {
+            say(&format!(
+                "timed out after {} reading the script from standard input (nothing ran)",
+                seconds(*t)
+            ));
+            return;
+        }
+    };
+    raw(&text);
+}
+
+pub fn real_shell_error(err: &RealShellError) {
+    match err {
+        RealShellError::BadRecord { record, shell, why } => say(&format!(
+            "the real shell {} recorded in {} cannot be used: {why}; reinstall automode (nothing ran)",
+            shell.display(),
+            record.display()
+        )),
+        RealShellError::NotFound => say(
+            "cannot find the real bash: no usable bash on PATH, /usr/bin/bash or /bin/bash \
+             (automode never runs itself as the real shell; nothing ran)",
+        ),
+    }
+}
+
+pub fn exec_error(err: &ExecError) {
+    match err {
+        ExecError::NotFound(p) => say(&format!("{}: No such file or directory", p.display())),
+        ExecError::CannotExecute(p, e) => say(&format!("{}: cannot execute: {e}", p.display())),
+        ExecError::WorkspaceChanged(why) => say(&format!(
+            "{why}; the command was not run (run it again from the intended directory)"
+        )),
+        ExecError::Os(why) => say(&format!("internal error before the command started: {why}")),
+    }
+}
+
+pub fn nested_exec_failed(shell: &std::path::Path, err: &std::io::Error) {
+    say(&format!(
+        "cannot run the real shell {}: {err}",
+        shell.display()
+    ));
+}
+
+pub fn exec_wrapper_refused(program: &str) {
+    say(&format!(
+        "`{program}` is a shell or a command wrapper; automode exec runs one program directly: \
+         pass the executable argv directly (nothing ran)"
+    ));
+}
+
+pub fn program_not_found(program: &str) {
+    say(&format!("{program}: command not found"));
+}
+
+/// Diagnostics after a supervised run.
+pub fn outcome(outcome: &Outcome, timeout: Duration, output_limit: u64) {
+    match outcome.termination {
+        Some(Termination::TimedOut) => {
+            let mut text = format!(
+                "timed out after {}; sent SIGTERM to the process group",
+                seconds(timeout)
+            );
+            if outcome.escalated_to_kill {
+                text.push_str(", then SIGKILL after the grace period");
+            }
+            let _ = write!(
+                text,
+                " (ask for more time by starting the script with AUTOMODE_TIMEOUT=<seconds>, at most {})",
+                crate::limits::MAX_TIMEOUT_SECS
+            );
+            say(&text);
+        }
+        Some(Termination::OutputLimit) => say(&format!(
+            "output limit of {output_limit} bytes exceeded; output truncated (incomplete); process group terminated"
+        )),
+        Some(Termination::Cancelled(_)) | None => {}
+    }
+    if outcome.closed_held_pipes {
+        say(
+            "the command exited, but background processes still held its output; \
+             stopped waiting for them (they were not killed)",
+        );
+    }
+}
+
+pub fn internal(why: &str) {
+    say(&format!("internal error: {why}"));
+}
+
+/// "60 s", "1.5 s".
+pub fn seconds(d: Duration) -> String {
+    let ms = d.as_millis();
+    let mut s = format!("{}.{:03}", ms / 1000, ms % 1000);
+    while s.ends_with('0') {
+        s.pop();
+    }
+    if s.ends_with('.') {
+        s.pop();
+    }
+    format!("{s} s")
+}
