@@ -90,7 +90,11 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
         Ok(s) => s,
         Err(e) => {
             report::real_shell_error(&e);
-            return Exit::NotFound;
+            return if e.is_missing() {
+                Exit::NotFound
+            } else {
+                Exit::CannotInvoke
+            };
         }
     };
     let mut argv = vec![ctx.argv0.clone()];
@@ -144,7 +148,11 @@ fn pass_through(ctx: &Context, kind: ShellKind) -> Exit {
         Ok(s) => s,
         Err(e) => {
             report::real_shell_error(&e);
-            return Exit::NotFound;
+            return if e.is_missing() {
+                Exit::NotFound
+            } else {
+                Exit::CannotInvoke
+            };
         }
     };
     let mut argv = vec![ctx.argv0.clone()];

@@ -23,6 +23,30 @@ pub struct RealShell {
     pub from_record: bool,
 }
 
+/// Why a candidate cannot be the real shell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unusable {
+    NotAbsolute,
+    Missing(String),
+    NotAFile,
+    NotExecutable,
+    IsAutomode,
+    IsCopyOfAutomode,
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unusable::NotAbsolute => f.write_str("not an absolute path"),
+            Unusable::Missing(why) => f.write_str(why),
+            Unusable::NotAFile => f.write_str("not a regular file"),
+            Unusable::NotExecutable => f.write_str("not executable"),
+            Unusable::IsAutomode => f.write_str("it is automode itself"),
+            Unusable::IsCopyOfAutomode => f.write_str("it is a copy of automode"),
+        }
+    }
+}
+
 /// Why no real shell could be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RealShellError {
@@ -30,10 +54,23 @@ pub enum RealShellError {
     BadRecord {
         record: PathBuf,
         shell: PathBuf,
-        why: String,
+        why: Unusable,
     },
     /// Nothing on PATH or in the fallbacks.
     NotFound,
+}
+
+impl RealShellError {
+    /// 127 when there is no shell file at all, 126 when there is one we
+    /// cannot (or must not) execute, as bash reports programs.
+    pub fn is_missing(&self) -> bool {
+        match self {
+            RealShellError::BadRecord { why, .. } => {
+                matches!(why, Unusable::Missing(_) | Unusable::NotAbsolute)
+            }
+            RealShellError::NotFound => true,
+        }
+    }
 }
 
 /// Locate the real bash for this process.
@@ -75,29 +112,29 @@ pub fn locate(ctx: &Context) -> Result<RealShell, RealShellError> {
 }
 
 /// Why `candidate` cannot be the real shell, or None if it can.
-pub fn unusable(candidate: &Path, own_exe: Option<&Path>) -> Option<String> {
+pub fn unusable(candidate: &Path, own_exe: Option<&Path>) -> Option<Unusable> {
     if !candidate.is_absolute() {
-        return Some("not an absolute path".into());
+        return Some(Unusable::NotAbsolute);
     }
     let meta = match std::fs::metadata(candidate) {
         Ok(m) => m,
-        Err(e) => return Some(e.to_string()),
+        Err(e) => return Some(Unusable::Missing(e.to_string())),
     };
     if !meta.is_file() {
-        return Some("not a regular file".into());
+        return Some(Unusable::NotAFile);
     }
     if meta.permissions().mode() & 0o111 == 0 {
-        return Some("not executable".into());
+        return Some(Unusable::NotExecutable);
     }
     if let Some(own) = own_exe
         && let Ok(own_meta) = std::fs::metadata(own)
         && own_meta.dev() == meta.dev()
         && own_meta.ino() == meta.ino()
     {
-        return Some("it is automode itself".into());
+        return Some(Unusable::IsAutomode);
     }
     if is_automode_binary(candidate) {
-        return Some("it is a copy of automode".into());
+        return Some(Unusable::IsCopyOfAutomode);
     }
     None
 }

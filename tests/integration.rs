@@ -1,4 +1,10 @@
 //! The one integration-test binary: drives the real `automode` binary
 //! against the real bash, one module per feature.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
+mod exec_cli;
+mod limits;
+mod shim;
+mod supervision;
 mod support;
+mod terminal;
