@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""automode benchmarks: interleaved runs, medians, ratios.
+
+  start-up:   `bash -c true`, `timeout 60 bash -c true`, `<shim> -c true`
+  throughput: N MiB through `cat` into a pipe, directly vs through the shim
+
+Each round runs every variant once, in rotating order, so machine noise
+hits all variants alike; the figures are medians over rounds.
+
+usage: bench.py [--shim PATH] [--rounds N] [--mib N] [--no-throughput]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def spawn_wait(argv, env):
+    """Wall time of one run, stdout/stderr to /dev/null, stdin /dev/null."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    try:
+        t0 = time.perf_counter()
+        pid = os.posix_spawn(argv[0], argv, env,
+                             file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 0),
+                                           (os.POSIX_SPAWN_DUP2, devnull, 1),
+                                           (os.POSIX_SPAWN_DUP2, devnull, 2)])
+        _, status = os.waitpid(pid, 0)
+        t1 = time.perf_counter()
+    finally:
+        os.close(devnull)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"benchmark command failed: {argv}")
+    return t1 - t0
+
+
+def interleaved(variants, rounds, env):
+    times = {name: [] for name, _ in variants}
+    for r in range(rounds):
+        order = variants[r % len(variants):] + variants[:r % len(variants)]
+        for name, argv in order:
+            times[name].append(spawn_wait(argv, env))
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def which(name):
+    for d in os.environ.get("PATH", "").split(":"):
+        p = os.path.join(d, name)
+        if d.startswith("/") and os.access(p, os.X_OK) and "shims" not in d:
+            return p
+    sys.exit(f"{name} not found")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--shim", default=os.path.join(here, "..", "shims", "bash"))
+    ap.add_argument("--rounds", type=int, default=400)
+    ap.add_argument("--mib", type=int, default=1024)
+    ap.add_argument("--throughput-rounds", type=int, default=5)
+    ap.add_argument("--no-throughput", action="store_true")
+    args = ap.parse_args()
+    shim = os.path.abspath(args.shim)
+    bash = which("bash")
+    timeout = which("timeout")
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp"),
+           "LANG": "C.UTF-8"}
+
+    print(f"start-up: {args.rounds} interleaved rounds, median wall time")
+    med = interleaved([
+        ("bash -c true", [bash, "-c", "true"]),
+        ("timeout 60 bash -c true", [timeout, "60", bash, "-c", "true"]),
+        ("shim -c true", [shim, "-c", "true"]),
+    ], args.rounds, env)
+    for name, t in med.items():
+        print(f"  {name:28s} {t * 1000:7.3f} ms")
+    ratio = med["shim -c true"] / med["timeout 60 bash -c true"]
+    print(f"  shim / timeout 60 bash -c true = {ratio:.3f}  (target <= 1.15)")
+    print(f"  shim / bash -c true            = {med['shim -c true'] / med['bash -c true']:.3f}")
+
+    if args.no_throughput:
+        return
+    with tempfile.TemporaryDirectory(prefix="automode-bench-") as tmp:
+        big = os.path.join(tmp, "big")
+        with open(big, "wb") as f:
+            chunk = os.urandom(1 << 20)
+            for _ in range(args.mib):
+                f.write(chunk)
+        tenv = dict(env, AUTOMODE_OUTPUT_LIMIT=str(args.mib * 2 << 20), AUTOMODE_TIMEOUT="600")
+        print(f"throughput: {args.mib} MiB through cat into a pipe, "
+              f"{args.throughput_rounds} interleaved rounds, median")
+        med = interleaved([
+            ("direct", [bash, "-c", f"{bash} -c 'cat {big}' | cat >/dev/null"]),
+            ("through shim", [bash, "-c", f"{shim} -c 'cat {big}' | cat >/dev/null"]),
+        ], args.throughput_rounds, tenv)
+        for name, t in med.items():
+            print(f"  {name:14s} {t:7.3f} s  {args.mib / 1024 / t:6.2f} GiB/s")
+        print(f"  shim throughput / direct = {med['direct'] / med['through shim']:.3f}  (target >= 0.7)")
+
+
+if __name__ == "__main__":
+    main()

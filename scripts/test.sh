@@ -1,0 +1,24 @@
+#!/bin/sh
+# The test command (README "Quick start"; .ci/run calls it): installs what
+# the tests need when it can, then checks formatting, lints and runs every
+# test against the real bash.
+set -eu
+cd "$(dirname "$0")/.."
+
+need() { command -v "$1" >/dev/null 2>&1; }
+apt_install() {
+    if [ "$(id -u)" = 0 ] && need apt-get; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null 2>&1 \
+            || { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null; }
+    else
+        echo "test: please install: $*" >&2
+        exit 1
+    fi
+}
+need bwrap || apt_install bubblewrap
+need python3 || apt_install python3
+need ps || apt_install procps
+
+cargo fmt --all -- --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo test --locked "$@"
