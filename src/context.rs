@@ -30,6 +30,17 @@ impl Workspace {
         })
     }
 
+    /// The identity of the directory at `path` now.
+    pub fn of(path: &Path) -> Result<Workspace, String> {
+        let meta =
+            std::fs::metadata(path).map_err(|e| format!("cannot stat {}: {e}", path.display()))?;
+        Ok(Workspace {
+            path: path.to_path_buf(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+        })
+    }
+
     /// Does the captured path still name the captured directory?
     pub fn verify(&self) -> Result<(), String> {
         match std::fs::metadata(&self.path) {
@@ -104,5 +115,24 @@ impl Context {
     /// The working directory path, if it could be captured.
     pub fn cwd(&self) -> Option<&Path> {
         self.workspace.as_ref().ok().map(|w| w.path.as_path())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notices_a_directory_replaced_under_the_same_path() {
+        let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = root.path().join("project");
+        std::fs::create_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let ws = Workspace::of(&dir).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(ws.verify(), Ok(()));
+        std::fs::rename(&dir, root.path().join("moved")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(ws.verify().is_err(), "gone");
+        std::fs::create_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let err = ws.verify().unwrap_err();
+        assert!(err.contains("different directory"), "{err}");
     }
 }

@@ -586,6 +586,22 @@ fn killing_the_shim_kills_its_direct_child() {
     kill_all("sleep 33.4");
 }
 
+#[test]
+fn never_signals_its_caller() {
+    // The shim runs in its caller's process group; a timeout must only hit
+    // the command's own group.
+    let env = Env::new();
+    let shim = env.shims.join("bash");
+    let py = format!(
+        "import subprocess,os; r=subprocess.run([{:?}, '-c', 'sleep 41.08'], env=dict(os.environ, AUTOMODE_TIMEOUT='1')); \
+         print('alive', r.returncode)",
+        shim.to_str().unwrap()
+    );
+    let r = run(env.command("python3").args(["-c", &py]));
+    assert_eq!(r.stdout().trim(), "alive 124", "{}", r.stderr());
+    kill_all("sleep 41.08");
+}
+
 // ---------------------------------------------------------------- §4.9
 
 #[test]
