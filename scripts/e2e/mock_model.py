@@ -26,6 +26,7 @@ Usage: mock_model.py --script S.json --log L.jsonl [--port-file F]   (prints the
 """
 
 import argparse
+import os
 import json
 import sys
 import threading
@@ -455,7 +456,6 @@ def main():
     if a.port_file:
         with open(a.port_file + ".tmp", "w") as f:
             f.write("%d\n" % port)
-        import os
         os.replace(a.port_file + ".tmp", a.port_file)
     print(port, flush=True)
     try:
