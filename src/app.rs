@@ -12,7 +12,7 @@ use crate::exec::{self, ChildStatus, ExecError, ExecPlan, Outcome, Termination};
 use crate::exit::Exit;
 use crate::invocation::{self, Invocation, Parsed, ShellKind, Source};
 use crate::limits::{self, LimitSource, Limits, Request, Requests};
-use crate::{nested, realshell, report, script};
+use crate::{nested, realshell, report, script, shell};
 
 /// Programs `automode exec` refuses: shells and wrappers that would run
 /// another command out of sight (the caller should pass that command).
@@ -244,7 +244,94 @@ fn automode_cli(ctx: &Context) -> Exit {
             output_limit,
             argv,
         } => exec_command(ctx, timeout, output_limit, argv),
+        Command::Check {
+            json,
+            cwd,
+            script,
+            dollar0,
+            args,
+        } => check_command(ctx, json, cwd, &script, dollar0, &args),
     }
+}
+
+/// The analysis request for a script run by the shim (or checked).
+fn analysis_request(
+    ctx: &Context,
+    script: &[u8],
+    max_bytes: usize,
+    cwd: PathBuf,
+    positional: shell::Positional,
+    trust_env: bool,
+    dialect: shell::Dialect,
+) -> shell::Request {
+    let env = ctx
+        .env
+        .iter()
+        .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
+        .collect();
+    shell::Request {
+        script: script.to_vec(),
+        max_bytes,
+        positional,
+        cwd,
+        home: ctx.home().map(|h| h.to_string_lossy().into_owned()),
+        env,
+        trust_env: trust_env && ctx.var("BASH_ENV").is_none_or(OsStr::is_empty),
+        dialect,
+        budget: shell::TIME_BUDGET,
+    }
+}
+
+/// `automode check`: analyse and decide, print, never run.
+fn check_command(
+    ctx: &Context,
+    json: bool,
+    cwd: Option<OsString>,
+    script: &OsStr,
+    dollar0: Option<OsString>,
+    args: &[OsString],
+) -> Exit {
+    let cwd = match cwd {
+        Some(dir) => {
+            let p = PathBuf::from(dir);
+            let abs = match ctx.cwd() {
+                Some(base) if p.is_relative() => base.join(p),
+                _ => p,
+            };
+            shell::paths::resolve(Path::new("/"), &abs.to_string_lossy()).0
+        }
+        None => match ctx.cwd() {
+            Some(c) => c.to_path_buf(),
+            None => {
+                report::internal("cannot determine the working directory; pass --cwd");
+                return Exit::Internal;
+            }
+        },
+    };
+    let positional = shell::Positional {
+        dollar0: dollar0.map_or_else(|| "bash".to_string(), |d| d.to_string_lossy().into_owned()),
+        args: args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+    };
+    let request = analysis_request(
+        ctx,
+        script.as_bytes(),
+        shell::MAX_COMMAND_BYTES,
+        cwd.clone(),
+        positional,
+        true,
+        shell::Dialect::Bash,
+    );
+    let analysis = shell::analyze(request);
+    let verdict = crate::report::provisional_verdict(&analysis);
+    if json {
+        println!("{}", report::check_json(&verdict, &analysis, &cwd));
+    } else {
+        print!("{}", report::check_text(&verdict, &analysis, &cwd));
+    }
+    Exit::Child(0)
 }
 
 /// `automode exec`: one argv, no shell, same supervision.

@@ -13,6 +13,14 @@ pub enum Command {
         output_limit: Option<String>,
         argv: Vec<OsString>,
     },
+    /// `automode check [--json] [--cwd DIR] SCRIPT [NAME [ARGS…]]`
+    Check {
+        json: bool,
+        cwd: Option<OsString>,
+        script: OsString,
+        dollar0: Option<OsString>,
+        args: Vec<OsString>,
+    },
     Help,
     Version,
 }
@@ -45,6 +53,9 @@ Installed as `bash` and `sh` in a shims directory, it receives the agent's
       Run one program directly (no shell) under supervision: own session,
       stdin /dev/null, time limit (default 60 s, at most 7200 s), output
       limit (default 64 MiB over stdout + stderr).
+  automode check [--json] [--cwd DIR] SCRIPT [NAME [ARGS…]]
+      Decide on SCRIPT as the shim would, and print the decision and the
+      analysis (commands, file effects, findings). Never runs anything.
   automode --version
   automode --help
 
@@ -63,6 +74,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, CliError> {
         Long("version") | Short('V') => Ok(Command::Version),
         Value(sub) if sub == "help" => Ok(Command::Help),
         Value(sub) if sub == "exec" => parse_exec(&mut parser),
+        Value(sub) if sub == "check" => parse_check(&mut parser),
         Value(sub) => Err(CliError(format!(
             "unknown command {:?}; see `automode --help`",
             sub.to_string_lossy()
@@ -97,6 +109,38 @@ fn parse_exec(parser: &mut lexopt::Parser) -> Result<Command, CliError> {
         timeout,
         output_limit,
         argv,
+    })
+}
+
+fn parse_check(parser: &mut lexopt::Parser) -> Result<Command, CliError> {
+    use lexopt::prelude::*;
+    let mut json = false;
+    let mut cwd = None;
+    let mut words = Vec::new();
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("json") => json = true,
+            Long("cwd") => cwd = Some(parser.value()?),
+            Value(v) => {
+                words.push(v);
+                words.extend(parser.raw_args()?);
+                break;
+            }
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    let mut words = words.into_iter();
+    let Some(script) = words.next() else {
+        return Err(CliError(
+            "automode check needs a script: automode check [--json] [--cwd DIR] SCRIPT".into(),
+        ));
+    };
+    Ok(Command::Check {
+        json,
+        cwd,
+        script,
+        dollar0: words.next(),
+        args: words.collect(),
     })
 }
 

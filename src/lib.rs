@@ -15,3 +15,4 @@ pub mod nested;
 pub mod realshell;
 pub mod report;
 pub mod script;
+pub mod shell;

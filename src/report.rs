@@ -193,3 +193,124 @@ pub fn seconds(d: Duration) -> String {
     }
     format!("{s} s")
 }
+
+/// The decision shown by `automode check` until the policy engine exists:
+/// opaque scripts are denied, everything else allowed.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CheckVerdict {
+    pub decision: &'static str,
+    pub tier: &'static str,
+    pub reason: String,
+}
+
+pub fn provisional_verdict(a: &crate::shell::Analysis) -> CheckVerdict {
+    match &a.opaque {
+        Some(why) => CheckVerdict {
+            decision: "deny",
+            tier: "analysis",
+            reason: format!("the script could not be analysed: {why}"),
+        },
+        None => CheckVerdict {
+            decision: "allow",
+            tier: "no-policy",
+            reason: "no policy configured".into(),
+        },
+    }
+}
+
+/// `automode check --json`: one object; names are stable for tools.
+pub fn check_json(v: &CheckVerdict, a: &crate::shell::Analysis, cwd: &std::path::Path) -> String {
+    use crate::shell::analysis::ArgValue;
+    let commands: Vec<serde_json::Value> = a
+        .commands
+        .iter()
+        .map(|c| {
+            let argv: Vec<serde_json::Value> = c
+                .argv
+                .iter()
+                .map(|w| match &w.value {
+                    ArgValue::Literal { text } => serde_json::Value::String(text.clone()),
+                    ArgValue::Glob { .. } | ArgValue::Dynamic { .. } => serde_json::Value::Null,
+                })
+                .collect();
+            serde_json::json!({
+                "argv": argv,
+                "words": c.argv,
+                "env": c.env.iter().map(|(k, v)| serde_json::json!({"name": k, "value": v.lit()})).collect::<Vec<_>>(),
+                "via": c.via,
+                "function": c.in_function,
+                "calls_function": c.calls_function,
+                "stdin": c.stdin,
+                "depth": c.depth,
+                "source": c.source,
+            })
+        })
+        .collect();
+    let effects: Vec<serde_json::Value> = a
+        .effects
+        .iter()
+        .map(|e| {
+            serde_json::json!({
+                "kind": e.kind,
+                "path": e.path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+                "lexical": e.lexical.as_ref().map(|p| p.to_string_lossy().into_owned()),
+                "alternatives": e.alternatives.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>(),
+                "raw": e.raw,
+                "target": e.target,
+                "command": e.command,
+                "recursive": e.recursive,
+                "count": e.count,
+                "redirect": e.redirect,
+            })
+        })
+        .collect();
+    let value = serde_json::json!({
+        "decision": v.decision,
+        "tier": v.tier,
+        "reason": v.reason,
+        "opaque": a.opaque,
+        "cwd": cwd.to_string_lossy(),
+        "commands": commands,
+        "effects": effects,
+        "findings": a.findings,
+        "limits": a.limits,
+        "functions": a.functions,
+    });
+    value.to_string()
+}
+
+/// `automode check` for people.
+pub fn check_text(v: &CheckVerdict, a: &crate::shell::Analysis, cwd: &std::path::Path) -> String {
+    let mut out = format!("decision: {} ({}): {}\n", v.decision, v.tier, v.reason);
+    let _ = writeln!(out, "cwd: {}", cwd.display());
+    if let Some(why) = &a.opaque {
+        let _ = writeln!(out, "opaque: {why}");
+    }
+    for (i, c) in a.commands.iter().enumerate() {
+        let argv: Vec<String> = c
+            .argv
+            .iter()
+            .map(|w| match w.lit() {
+                Some(t) => t.to_string(),
+                None => format!("<{}>", w.raw),
+            })
+            .collect();
+        let via = if c.via.is_empty() {
+            String::new()
+        } else {
+            format!("  [via {}]", c.via.join(" > "))
+        };
+        let _ = writeln!(out, "command {i}: {}{via}", argv.join(" "));
+    }
+    for e in &a.effects {
+        let path = e
+            .path
+            .as_ref()
+            .map_or_else(|| format!("<{}>", e.raw), |p| p.display().to_string());
+        let _ = writeln!(out, "effect: {:?} {path} ({:?})", e.kind, e.target);
+    }
+    for f in &a.findings {
+        let _ = writeln!(out, "finding: {:?}: {}", f.kind, f.detail);
+    }
+    out
+}

@@ -4,6 +4,7 @@
 
 mod exec_cli;
 mod limits;
+mod oracle;
 mod shim;
 mod supervision;
 mod support;

@@ -1,0 +1,1980 @@
+//! Walking the syntax tree into an `Analysis`: every simple command in
+//! every construct (lists, pipelines, compounds, functions, substitutions,
+//! here-docs, arithmetic, `[[ ]]`, assignments), seen through wrappers and
+//! literal nested scripts, with file effects resolved against the working
+//! directory (tracking `cd`) and findings for what cannot be known.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Instant;
+
+use super::analysis::{
+    Analysis, Arg, ArgValue, CommandInfo, Effect, EffectKind, Finding, FindingKind, Stdin,
+    TargetKind,
+};
+use super::ast::{
+    AndOr, AndOrOp, Arith, AssignValue, Assignment, Command, Compound, CondToken, List, Param,
+    Part, Pipeline, RedirOp, RedirTarget, Redirect, SimpleCommand, Word,
+};
+use super::commands::{self, Action, Dialect, ScriptText};
+use super::expand::{self, Mode, Positional, VarValue};
+use super::parse::{self, Script};
+use super::paths;
+
+/// Largest script file (`bash FILE`, `source FILE`) read for analysis.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// Deepest chain of literal nested scripts followed.
+const MAX_NESTED_SCRIPTS: usize = 16;
+/// Most commands recorded before the analysis gives up.
+const MAX_COMMANDS: usize = 20_000;
+
+/// Assignments that make programs execute code or change how the shell
+/// parses and finds commands, with the reason (DESIGN §3; issue 3 §5).
+const DANGEROUS_VARS: &[(&str, &str)] = &[
+    ("BASH_ENV", "bash sources it before running a script"),
+    ("ENV", "sh sources it at startup"),
+    ("PROMPT_COMMAND", "runs as a command before each prompt"),
+    ("PS0", "expanded (with substitutions) by interactive shells"),
+    ("PS1", "expanded (with substitutions) by interactive shells"),
+    ("PS4", "expanded with substitutions when xtrace is on"),
+    ("IFS", "changes how words are split"),
+    ("PATH", "changes which program a command name runs"),
+    ("CDPATH", "changes where cd goes"),
+    ("LD_PRELOAD", "injects a library into every program"),
+    ("LD_LIBRARY_PATH", "changes which libraries programs load"),
+    ("LD_AUDIT", "injects an audit library into every program"),
+    ("PAGER", "programs run it"),
+    ("GIT_PAGER", "git runs it"),
+    ("MANPAGER", "man runs it"),
+    ("EDITOR", "programs run it"),
+    ("VISUAL", "programs run it"),
+    ("LESSOPEN", "less runs it on every file"),
+    ("LESSCLOSE", "less runs it"),
+    (
+        "BASHOPTS",
+        "sets shell options (expand_aliases, extglob) in child bash",
+    ),
+    ("SHELLOPTS", "sets shell options in child bash"),
+    ("GLOBIGNORE", "changes globbing"),
+    ("FIGNORE", "changes completion"),
+    ("PYTHONSTARTUP", "python runs it"),
+    ("PYTHONPATH", "changes which modules python imports"),
+    (
+        "NODE_OPTIONS",
+        "adds options (e.g. --require) to every node",
+    ),
+    ("PERL5OPT", "adds options (e.g. -M) to every perl"),
+    ("PERL5LIB", "changes which modules perl loads"),
+    ("RUBYOPT", "adds options to every ruby"),
+    ("SSH_ASKPASS", "programs run it"),
+    ("SUDO_ASKPASS", "sudo runs it"),
+    ("TERMINFO", "changes terminal description loading"),
+];
+
+/// Prefixes of dangerous variable names.
+const DANGEROUS_PREFIXES: &[(&str, &str)] = &[
+    (
+        "GIT_",
+        "git runs programs named in GIT_* variables (GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_CONFIG_*)",
+    ),
+    (
+        "BASH_FUNC_",
+        "exports a function definition to child shells",
+    ),
+    ("LD_", "dynamic loader settings"),
+];
+
+/// Words whose presence means variables may be set in ways the taint scan
+/// cannot see, so environment values are not trusted at all.
+const TAINT_ALL_WORDS: &[&str] = &[
+    "source",
+    "eval",
+    "declare",
+    "typeset",
+    "export",
+    "local",
+    "readonly",
+    "read",
+    "mapfile",
+    "readarray",
+    "printf",
+    "let",
+    "unset",
+    "getopts",
+    "set",
+    "shift",
+    "trap",
+    "alias",
+    "enable",
+    "exec",
+    ".",
+];
+
+/// What the walker is given.
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub positional: Positional,
+    pub cwd: PathBuf,
+    pub home: Option<String>,
+    /// The environment automode was started with (UTF-8 entries).
+    pub env: HashMap<String, String>,
+    /// False when startup files (login, interactive, BASH_ENV) may set
+    /// variables before the script: then no environment value is trusted.
+    pub trust_env: bool,
+    pub dialect: Dialect,
+    pub deadline: Option<Instant>,
+}
+
+/// The working directory as far as `cd` lets us know it.
+#[derive(Debug, Clone)]
+struct Cwd {
+    /// Where commands most likely run; None when unknown.
+    primary: Option<PathBuf>,
+    /// Other directories they may run in (a `cd` that may have failed).
+    others: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone)]
+struct Frame {
+    positional: Option<Positional>,
+    via: Vec<String>,
+    depth: usize,
+    in_function: Option<String>,
+    cwd: Cwd,
+    /// The texts of this script and every enclosing one (for the taint
+    /// scan).
+    texts: Vec<Rc<str>>,
+    dialect: Dialect,
+    /// The last pipeline was a `cd` (for `cd x && …`).
+    cd_fresh: bool,
+    /// Standard input of commands here that do not redirect it.
+    stdin: Stdin,
+}
+
+struct Walker<'a> {
+    input: &'a Input,
+    out: Analysis,
+    functions: BTreeMap<String, bool>,
+    /// Still before the first command of the top-level script (leading
+    /// AUTOMODE_TIMEOUT=… assignments are allowed there).
+    at_start: bool,
+    /// Paths the script writes (a script file it runs later may differ).
+    written: Vec<PathBuf>,
+    nested_scripts: usize,
+}
+
+/// Walk a parsed top-level script.
+pub fn walk(script: &Script, text: &str, input: &Input) -> Analysis {
+    let mut w = Walker {
+        input,
+        out: Analysis::default(),
+        functions: BTreeMap::new(),
+        at_start: true,
+        written: Vec::new(),
+        nested_scripts: 0,
+    };
+    let mut frame = Frame {
+        positional: Some(input.positional.clone()),
+        via: Vec::new(),
+        depth: 0,
+        in_function: None,
+        cwd: Cwd {
+            primary: Some(input.cwd.clone()),
+            others: Vec::new(),
+        },
+        texts: vec![Rc::from(text)],
+        dialect: input.dialect,
+        cd_fresh: false,
+        stdin: Stdin::Inherited,
+    };
+    if input.dialect == Dialect::Posix && text.contains("$'") {
+        return Analysis::opaque("$'…' means different things to bash and to sh/dash");
+    }
+    w.list(&script.list, script, &mut frame);
+    w.out.functions = w.functions.keys().cloned().collect();
+    w.out
+}
+
+/// Expansion environment for one frame.
+struct EnvView<'w> {
+    walker: &'w Walker<'w>,
+    frame: &'w Frame,
+}
+
+impl expand::Env for EnvView<'_> {
+    fn home(&self) -> Option<String> {
+        self.walker.input.home.clone()
+    }
+
+    fn positional(&self) -> Option<&Positional> {
+        self.frame.positional.as_ref()
+    }
+
+    fn var(&self, name: &str) -> VarValue {
+        let input = self.walker.input;
+        if !input.trust_env || SHELL_MANAGED.contains(&name) {
+            return VarValue::Unknown;
+        }
+        if self
+            .frame
+            .texts
+            .iter()
+            .any(|t| taints_everything(t) || is_tainted(t, name))
+        {
+            return VarValue::Unknown;
+        }
+        VarValue::Known(input.env.get(name).cloned().unwrap_or_default())
+    }
+
+    fn user_home(&self, user: &str) -> Option<String> {
+        passwd_home(user)
+    }
+}
+
+/// Variables bash itself sets or changes while running.
+const SHELL_MANAGED: &[&str] = &[
+    "PWD",
+    "OLDPWD",
+    "RANDOM",
+    "SRANDOM",
+    "SECONDS",
+    "LINENO",
+    "BASHPID",
+    "BASH_SUBSHELL",
+    "BASH_COMMAND",
+    "BASH_LINENO",
+    "BASH_SOURCE",
+    "BASH_ARGC",
+    "BASH_ARGV",
+    "BASH_REMATCH",
+    "FUNCNAME",
+    "PIPESTATUS",
+    "REPLY",
+    "OPTARG",
+    "OPTIND",
+    "HISTCMD",
+    "EPOCHSECONDS",
+    "EPOCHREALTIME",
+    "PPID",
+    "SHLVL",
+    "UID",
+    "EUID",
+    "GROUPS",
+    "HOSTNAME",
+    "MACHTYPE",
+    "BASH_VERSION",
+    "BASH",
+    "IFS",
+    "_",
+    "COLUMNS",
+    "LINES",
+    "DIRSTACK",
+    "COPROC",
+];
+
+fn taints_everything(text: &str) -> bool {
+    TAINT_ALL_WORDS.iter().any(|w| has_word(text, w))
+}
+
+/// Does `text` contain `word` as a whole word (not after `$`)?
+fn has_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(|c| {
+            c.is_alphanumeric() || c == '_' || c == '$' || c == '-' || c == '/' || c == '.'
+        }) && !after.is_some_and(|c| {
+            c.is_alphanumeric() || c == '_' || c == '-' || c == '/' || (word != "." && c == '.')
+        }) && (word != "." || after.is_some_and(char::is_whitespace))
+    })
+}
+
+/// Is the variable possibly set by the script text? (Any mention other
+/// than `$name`/`${name}` reading it, or `${name=…}`/`${name:=…}`.)
+fn is_tainted(text: &str, name: &str) -> bool {
+    text.match_indices(name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after_text = &text[i + name.len()..];
+        let after = after_text.chars().next();
+        if after.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            return false;
+        }
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            return false;
+        }
+        match before {
+            Some('$') => false,
+            Some('{') => {
+                after_text.starts_with(":=")
+                    || after_text.starts_with('=')
+                    || after_text.starts_with("::")
+            }
+            _ => true,
+        }
+    })
+}
+
+/// Home directory of a user from /etc/passwd (for `~user`).
+fn passwd_home(user: &str) -> Option<String> {
+    let text = std::fs::read_to_string("/etc/passwd").ok()?;
+    text.lines().find_map(|l| {
+        let f: Vec<&str> = l.split(':').collect();
+        (f.len() >= 6 && f[0] == user).then(|| f[5].to_string())
+    })
+}
+
+fn dangerous_var(name: &str) -> Option<&'static str> {
+    DANGEROUS_VARS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, r)| *r)
+        .or_else(|| {
+            DANGEROUS_PREFIXES
+                .iter()
+                .find(|(p, _)| name.starts_with(p))
+                .map(|(_, r)| *r)
+        })
+}
+
+impl<'a> Walker<'a> {
+    fn finding(&mut self, kind: FindingKind, detail: impl Into<String>, command: Option<usize>) {
+        self.out.findings.push(Finding {
+            kind,
+            detail: detail.into(),
+            command,
+        });
+    }
+
+    fn give_up(&mut self, reason: impl Into<String>) {
+        if self.out.opaque.is_none() {
+            self.out.opaque = Some(reason.into());
+        }
+    }
+
+    fn out_of_time(&self) -> bool {
+        self.input.deadline.is_some_and(|d| Instant::now() > d)
+    }
+
+    // ------------------------------------------------------------ lists
+
+    fn list(&mut self, l: &List, sc: &Script, f: &mut Frame) {
+        for item in &l.items {
+            if self.out.opaque.is_some() {
+                return;
+            }
+            if item.background {
+                // A background job runs in a subshell: its cd stays there.
+                let mut sub = f.clone();
+                self.and_or(&item.and_or, sc, &mut sub);
+            } else {
+                self.and_or(&item.and_or, sc, f);
+            }
+        }
+    }
+
+    fn and_or(&mut self, a: &AndOr, sc: &Script, f: &mut Frame) {
+        self.pipeline(&a.first, sc, f);
+        let mut prev_was_cd = f.cd_fresh;
+        for (op, p) in &a.rest {
+            if *op == AndOrOp::And && prev_was_cd {
+                // `cd x && …`: what follows runs only if the cd worked.
+                f.cwd.others.clear();
+            }
+            let is_exit = matches!(p.commands.as_slice(), [Command::Simple(s)] if s.words.first().and_then(parse::literal_of).is_some_and(|n| n == "exit" || n == "return"));
+            if *op == AndOrOp::Or && prev_was_cd && is_exit {
+                // `cd x || exit`: later commands run only if the cd worked.
+                f.cwd.others.clear();
+            }
+            self.pipeline(p, sc, f);
+            prev_was_cd = f.cd_fresh;
+        }
+    }
+
+    fn pipeline(&mut self, p: &Pipeline, sc: &Script, f: &mut Frame) {
+        f.cd_fresh = false;
+        if p.commands.len() == 1 {
+            let stdin = f.stdin.clone();
+            self.command(&p.commands[0], sc, f, stdin);
+            return;
+        }
+        // Each part of a pipeline runs in a subshell.
+        for (i, c) in p.commands.iter().enumerate() {
+            let mut sub = f.clone();
+            let stdin = if i == 0 { f.stdin.clone() } else { Stdin::Pipe };
+            self.command(c, sc, &mut sub, stdin);
+        }
+        f.cd_fresh = false;
+    }
+
+    fn command(&mut self, c: &Command, sc: &Script, f: &mut Frame, stdin: Stdin) {
+        if self.out_of_time() {
+            self.give_up("analysis time budget exceeded");
+            return;
+        }
+        match c {
+            Command::Simple(s) => self.simple(s, sc, f, stdin),
+            Command::Compound(comp, redirects) => {
+                self.at_start = false;
+                let stdin = self.redirects(redirects, sc, f, None).unwrap_or(stdin);
+                let saved = f.stdin.clone();
+                f.stdin = stdin;
+                self.compound(comp, sc, f);
+                f.stdin = saved;
+            }
+            Command::Function { name, body } => {
+                self.at_start = false;
+                if name == "command_not_found_handle" {
+                    self.finding(
+                        FindingKind::ParseStateChange,
+                        "defines command_not_found_handle, which runs for every unknown command",
+                        None,
+                    );
+                }
+                let mut inner = f.clone();
+                inner.in_function = Some(name.clone());
+                inner.positional = None;
+                let before = self.out.commands.len();
+                self.command(body, sc, &mut inner, Stdin::Inherited);
+                let has_cd = self.out.commands[before..]
+                    .iter()
+                    .any(|c| matches!(c.base_name(), Some("cd" | "pushd" | "popd")));
+                self.functions.insert(name.clone(), has_cd);
+            }
+            Command::Coproc { body, .. } => {
+                self.at_start = false;
+                self.finding(
+                    FindingKind::RuntimeSink,
+                    "coproc runs a command in the background with pipes",
+                    None,
+                );
+                let mut sub = f.clone();
+                self.command(body, sc, &mut sub, stdin);
+            }
+        }
+    }
+
+    fn compound(&mut self, c: &Compound, sc: &Script, f: &mut Frame) {
+        match c {
+            Compound::Brace(l) => self.list(l, sc, f),
+            Compound::Subshell(l) => {
+                let mut sub = f.clone();
+                self.list(l, sc, &mut sub);
+            }
+            Compound::If {
+                branches,
+                otherwise,
+            } => {
+                for (cond, body) in branches {
+                    self.list(cond, sc, f);
+                    self.list(body, sc, f);
+                }
+                if let Some(o) = otherwise {
+                    self.list(o, sc, f);
+                }
+            }
+            Compound::While { cond, body, .. } => {
+                self.list(cond, sc, f);
+                self.list(body, sc, f);
+            }
+            Compound::For { var, words, body } | Compound::Select { var, words, body } => {
+                self.assigned_name(var, None);
+                if let Some(ws) = words {
+                    for w in ws {
+                        self.word(w, Mode::Argv, sc, f);
+                    }
+                }
+                self.list(body, sc, f);
+            }
+            Compound::ArithFor { parts, body } => {
+                for a in parts {
+                    self.arith(a, sc, f);
+                }
+                self.list(body, sc, f);
+            }
+            Compound::Case { word, arms } => {
+                self.word(word, Mode::Single, sc, f);
+                for arm in arms {
+                    for p in &arm.patterns {
+                        self.word(p, Mode::Single, sc, f);
+                    }
+                    self.list(&arm.body, sc, f);
+                }
+            }
+            Compound::Arith(a) => self.arith(a, sc, f),
+            Compound::Cond(tokens) => self.cond(tokens, sc, f),
+        }
+    }
+
+    fn cond(&mut self, tokens: &[CondToken], sc: &Script, f: &mut Frame) {
+        const ARITH_OPS: &[&str] = &["-eq", "-ne", "-lt", "-le", "-gt", "-ge"];
+        for (i, t) in tokens.iter().enumerate() {
+            let CondToken::Word(w) = t else { continue };
+            self.word(w, Mode::Single, sc, f);
+            let op_next = matches!(tokens.get(i + 1), Some(CondToken::Word(n)) if ARITH_OPS.contains(&n.raw.as_str()));
+            let op_prev = i > 0
+                && matches!(tokens.get(i - 1), Some(CondToken::Word(n)) if ARITH_OPS.contains(&n.raw.as_str()));
+            if (op_next || op_prev) && word_is_unsafe_arith(w) {
+                self.finding(
+                    FindingKind::RuntimeSink,
+                    format!("[[ … {} … ]] evaluates {} as arithmetic", w.raw, w.raw),
+                    None,
+                );
+            }
+            if w.raw == "-v"
+                && let Some(CondToken::Word(n)) = tokens.get(i + 1)
+                && subscript_has_code(&n.raw)
+            {
+                self.finding(
+                    FindingKind::RuntimeSink,
+                    format!("[[ -v {} ]] evaluates a subscript", n.raw),
+                    None,
+                );
+            }
+        }
+    }
+
+    fn arith(&mut self, a: &Arith, sc: &Script, f: &mut Frame) {
+        self.parts(&a.parts, sc, f);
+        for name in &a.names {
+            if self.var_is_unsafe(name, f) {
+                self.finding(
+                    FindingKind::RuntimeSink,
+                    format!("arithmetic evaluates the value of {name}, which the script sets"),
+                    None,
+                );
+            }
+        }
+    }
+
+    /// A variable whose value the script sets from something not literal
+    /// (or to text with code in it): arithmetic would evaluate that value.
+    fn var_is_unsafe(&self, name: &str, f: &Frame) -> bool {
+        // Values from the environment are the harness's, not the agent's.
+        f.texts.iter().any(|t| is_tainted(t, name))
+            && f.texts.iter().any(|t| assigned_unsafely(t, name))
+    }
+
+    // ------------------------------------------------------------ simple
+
+    fn simple(&mut self, s: &SimpleCommand, sc: &Script, f: &mut Frame, stdin: Stdin) {
+        let leading = self.at_start && f.depth == 0 && f.in_function.is_none();
+        let mut env = Vec::new();
+        for a in &s.assignments {
+            let value = self.assignment(a, sc, f, leading, !s.words.is_empty());
+            env.push((a.name.clone(), value));
+        }
+        let mut argv = Vec::new();
+        let mut first_dynamic = false;
+        for (i, w) in s.words.iter().enumerate() {
+            let expanded = self.word(w, Mode::Argv, sc, f);
+            if i == 0 {
+                // argv[0] is dynamic unless its word became exactly one
+                // literal word (a variable that vanished, brace expansion
+                // into several words, a glob: all dynamic).
+                first_dynamic = !(expanded.len() == 1 && expanded[0].lit().is_some());
+            }
+            argv.extend(expanded);
+        }
+        let redirect_stdin = self.redirects(&s.redirects, sc, f, Some(self.out.commands.len()));
+        if s.words.is_empty() {
+            return;
+        }
+        self.at_start = false;
+        let stdin = redirect_stdin.unwrap_or(stdin);
+        if argv.is_empty() {
+            if first_dynamic {
+                self.finding(
+                    FindingKind::DynamicExecutable,
+                    format!("the command name {} is not literal", s.words[0].raw),
+                    None,
+                );
+            }
+            return;
+        }
+        let idx = self.run_argv(argv, env, f, stdin, &s.raw, Vec::new());
+        if first_dynamic
+            && let Some(idx) = idx
+            && !self
+                .out
+                .findings
+                .iter()
+                .any(|x| x.kind == FindingKind::DynamicExecutable && x.command == Some(idx))
+        {
+            self.finding(
+                FindingKind::DynamicExecutable,
+                format!("the command name {} is not literal", s.words[0].raw),
+                Some(idx),
+            );
+        }
+    }
+
+    /// Walk an assignment's value; check its name. Returns the value.
+    fn assignment(
+        &mut self,
+        a: &Assignment,
+        sc: &Script,
+        f: &mut Frame,
+        leading: bool,
+        prefix: bool,
+    ) -> Arg {
+        if let Some(sub) = &a.subscript {
+            self.word(sub, Mode::Single, sc, f);
+        }
+        let value = match &a.value {
+            AssignValue::Scalar(w) => {
+                let mut v = self.word(w, Mode::Assign, sc, f);
+                v.pop().unwrap_or_else(|| Arg::literal(""))
+            }
+            AssignValue::Array(ws) => {
+                for w in ws {
+                    self.word(w, Mode::Argv, sc, f);
+                    if w.raw.starts_with('[') && subscript_has_code(&w.raw) {
+                        self.finding(
+                            FindingKind::RuntimeSink,
+                            format!("array element {} has a subscript that runs code", w.raw),
+                            None,
+                        );
+                    }
+                }
+                Arg {
+                    raw: a.raw.clone(),
+                    value: ArgValue::Dynamic { resolved: None },
+                }
+            }
+        };
+        let limit_var = matches!(
+            a.name.as_str(),
+            "AUTOMODE_TIMEOUT" | "AUTOMODE_OUTPUT_LIMIT"
+        );
+        if limit_var && leading {
+            let text = value
+                .lit()
+                .map_or_else(|| value.raw.clone(), str::to_string);
+            if a.name == "AUTOMODE_TIMEOUT" {
+                self.out.limits.timeout = Some(text);
+            } else {
+                self.out.limits.output_limit = Some(text);
+            }
+        } else {
+            let _ = prefix;
+            self.assigned_name(&a.name, None);
+        }
+        value
+    }
+
+    /// A variable is being set (by assignment, `read`, `for`, `export` …).
+    fn assigned_name(&mut self, name: &str, command: Option<usize>) {
+        if name.starts_with("AUTOMODE_") {
+            self.finding(
+                FindingKind::AutomodeAssignment,
+                format!("assigns {name}, one of automode's own settings"),
+                command,
+            );
+        } else if let Some(why) = dangerous_var(name) {
+            self.finding(
+                FindingKind::DangerousAssignment,
+                format!("assigns {name}: {why}"),
+                command,
+            );
+        }
+    }
+
+    // ------------------------------------------------------------ words
+
+    /// Walk the substitutions in a word and expand it.
+    fn word(&mut self, w: &Word, mode: Mode, sc: &Script, f: &mut Frame) -> Vec<Arg> {
+        self.parts(&w.parts, sc, f);
+        let view = EnvView {
+            walker: self,
+            frame: f,
+        };
+        expand::expand(w, mode, &view)
+    }
+
+    fn parts(&mut self, parts: &[Part], sc: &Script, f: &mut Frame) {
+        for p in parts {
+            match p {
+                Part::Lit { .. } => {}
+                Part::Double(inner) => self.parts(inner, sc, f),
+                Part::Param(param) => self.param(param, sc, f),
+                Part::CommandSub { body, .. } | Part::ProcessSub { body, .. } => {
+                    let mut sub = f.clone();
+                    sub.stdin = Stdin::Inherited;
+                    let was_start = self.at_start;
+                    self.list(body, sc, &mut sub);
+                    self.at_start = was_start;
+                }
+                Part::Arith(a) => self.arith(a, sc, f),
+            }
+        }
+    }
+
+    fn param(&mut self, p: &Param, sc: &Script, f: &mut Frame) {
+        if let Some(sub) = &p.subscript {
+            self.parts(&sub.parts, sc, f);
+            if let Some(name) = sub_names(sub)
+                .into_iter()
+                .find(|n| self.var_is_unsafe(n, f))
+            {
+                self.finding(
+                    FindingKind::RuntimeSink,
+                    format!("{} evaluates the subscript variable {name}", p.raw),
+                    None,
+                );
+            }
+        }
+        for w in &p.operands {
+            self.parts(&w.parts, sc, f);
+        }
+        match p.op.as_deref() {
+            Some("@P") => self.finding(
+                FindingKind::RuntimeSink,
+                format!("{} expands prompt escapes, which run substitutions", p.raw),
+                None,
+            ),
+            Some(":") => {
+                // Substring offsets are arithmetic.
+                if let Some(w) = p.operands.first()
+                    && sub_names(w).iter().any(|n| self.var_is_unsafe(n, f))
+                {
+                    self.finding(
+                        FindingKind::RuntimeSink,
+                        format!("{} evaluates its offset as arithmetic", p.raw),
+                        None,
+                    );
+                }
+            }
+            Some("=" | ":=") => self.assigned_name(&p.name, None),
+            _ => {}
+        }
+        if p.indirect && p.op.as_deref() != Some("*") && self.var_is_unsafe(&p.name, f) {
+            self.finding(
+                FindingKind::RuntimeSink,
+                format!(
+                    "{} expands a variable named by a value the script sets",
+                    p.raw
+                ),
+                None,
+            );
+        }
+    }
+
+    // ------------------------------------------------------------ redirects
+
+    /// Walk redirections: effects and nested commands. Returns the stdin
+    /// they set up, if any.
+    fn redirects(
+        &mut self,
+        rs: &[Redirect],
+        sc: &Script,
+        f: &mut Frame,
+        cmd: Option<usize>,
+    ) -> Option<Stdin> {
+        let mut stdin = None;
+        for r in rs {
+            if let Some(v) = &r.varfd {
+                self.assigned_name(v, cmd);
+            }
+            let fd0 = r.fd.is_none_or(|fd| fd == 0);
+            match &r.target {
+                RedirTarget::HereDoc(id) => {
+                    let Some(h) = sc.heredocs.get(id.0) else {
+                        continue;
+                    };
+                    self.parts(&h.parts, sc, f);
+                    if fd0 {
+                        let literal =
+                            h.quoted || h.parts.iter().all(|p| matches!(p, Part::Lit { .. }));
+                        let text = if h.quoted {
+                            Some(h.body.clone())
+                        } else if literal {
+                            Some(
+                                h.parts
+                                    .iter()
+                                    .map(|p| match p {
+                                        Part::Lit { text, .. } => text.as_str(),
+                                        _ => "",
+                                    })
+                                    .collect(),
+                            )
+                        } else {
+                            None
+                        };
+                        stdin = Some(Stdin::Inline { text });
+                    }
+                }
+                RedirTarget::Word(w) => {
+                    let mut targets = self.word(w, Mode::Single, sc, f);
+                    let target = targets.pop().unwrap_or_else(|| Arg::literal(""));
+                    let kind = match r.op {
+                        RedirOp::Write | RedirOp::Clobber | RedirOp::WriteBoth => {
+                            Some(EffectKind::Write)
+                        }
+                        RedirOp::Append | RedirOp::AppendBoth => Some(EffectKind::Append),
+                        RedirOp::Read => Some(EffectKind::Read),
+                        RedirOp::ReadWrite => Some(EffectKind::Write),
+                        RedirOp::DupIn | RedirOp::DupOut => {
+                            // `>&$x` may name a file when $x is not a number.
+                            match target.known() {
+                                Some(t)
+                                    if t == "-"
+                                        || t.trim_end_matches('-')
+                                            .bytes()
+                                            .all(|b| b.is_ascii_digit()) =>
+                                {
+                                    None
+                                }
+                                _ => Some(EffectKind::Write),
+                            }
+                        }
+                        RedirOp::HereString => {
+                            if fd0 {
+                                stdin = Some(Stdin::Inline {
+                                    text: target.lit().map(|t| format!("{t}\n")),
+                                });
+                            }
+                            None
+                        }
+                        RedirOp::HereDoc => None,
+                    };
+                    if let Some(kind) = kind {
+                        if r.op == RedirOp::Read && fd0 {
+                            stdin = Some(match w.parts.as_slice() {
+                                [Part::ProcessSub { .. }] => Stdin::Dynamic,
+                                _ => Stdin::File {
+                                    path: target.known().map(|t| self.resolve(t, f).0),
+                                },
+                            });
+                        }
+                        if r.op == RedirOp::ReadWrite {
+                            self.effect(EffectKind::Read, &target, false, f, cmd, true, 1);
+                        }
+                        // /dev/null, /dev/stdout … are not files.
+                        if !target.known().is_some_and(|t| {
+                            t.starts_with("/dev/")
+                                && !t.starts_with("/dev/disk")
+                                && !t.starts_with("/dev/sd")
+                                && !t.starts_with("/dev/nvme")
+                        }) {
+                            self.effect(kind, &target, false, f, cmd, true, 1);
+                        }
+                    }
+                }
+            }
+        }
+        stdin
+    }
+
+    // ------------------------------------------------------------ effects
+
+    fn resolve(&self, text: &str, f: &Frame) -> (PathBuf, PathBuf) {
+        let cwd = f.cwd.primary.clone().unwrap_or_else(|| PathBuf::from("/"));
+        paths::resolve(&cwd, text)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn effect(
+        &mut self,
+        kind: EffectKind,
+        target: &Arg,
+        recursive: bool,
+        f: &Frame,
+        cmd: Option<usize>,
+        redirect: bool,
+        count: usize,
+    ) {
+        let (target_kind, text) = match &target.value {
+            ArgValue::Literal { text } => (TargetKind::Literal, Some(text.clone())),
+            ArgValue::Glob { pattern } => (TargetKind::Glob, Some(pattern.clone())),
+            ArgValue::Dynamic { resolved } => (TargetKind::Dynamic, resolved.clone()),
+        };
+        let relative = text.as_deref().is_some_and(|t| !t.starts_with('/'));
+        let cwd_known = f.cwd.primary.is_some();
+        let (path, lexical, alternatives) = match &text {
+            Some(t) if !relative || cwd_known => {
+                let cwd = f.cwd.primary.clone().unwrap_or_else(|| PathBuf::from("/"));
+                let others: Vec<PathBuf> = if relative {
+                    f.cwd
+                        .others
+                        .iter()
+                        .map(|c| match target_kind {
+                            TargetKind::Glob => paths::glob_base(c, t),
+                            _ => paths::resolve(c, t).0,
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                if target_kind == TargetKind::Glob {
+                    let base = paths::glob_base(&cwd, t);
+                    (Some(base.clone()), Some(base), others)
+                } else {
+                    let (p, l) = paths::resolve(&cwd, t);
+                    (Some(p), Some(l), others)
+                }
+            }
+            _ => (None, None, Vec::new()),
+        };
+        if matches!(
+            kind,
+            EffectKind::Write | EffectKind::Append | EffectKind::Create
+        ) && let Some(p) = &path
+        {
+            self.written.push(p.clone());
+        }
+        self.out.effects.push(Effect {
+            kind,
+            target: target_kind,
+            raw: target.raw.clone(),
+            path,
+            lexical,
+            alternatives,
+            command: cmd,
+            recursive,
+            count,
+            redirect,
+        });
+    }
+
+    // ------------------------------------------------------------ commands
+
+    /// Record a command and interpret it: builtins, wrappers, shells,
+    /// interpreters, file effects. Returns its index.
+    fn run_argv(
+        &mut self,
+        argv: Vec<Arg>,
+        env: Vec<(String, Arg)>,
+        f: &mut Frame,
+        stdin: Stdin,
+        source: &str,
+        via_extra: Vec<String>,
+    ) -> Option<usize> {
+        if self.out.commands.len() >= MAX_COMMANDS {
+            self.give_up("too many commands");
+            return None;
+        }
+        let mut via = f.via.clone();
+        via.extend(via_extra);
+        let calls_function = argv
+            .first()
+            .and_then(Arg::lit)
+            .is_some_and(|n| self.functions.contains_key(n));
+        let idx = self.out.commands.len();
+        self.out.commands.push(CommandInfo {
+            argv: argv.clone(),
+            env,
+            via: via.clone(),
+            in_function: f.in_function.clone(),
+            calls_function,
+            stdin: stdin.clone(),
+            depth: f.depth,
+            source: source.to_string(),
+        });
+        let Some(name) = argv[0].lit().map(str::to_string) else {
+            self.finding(
+                FindingKind::DynamicExecutable,
+                format!("the command name {} is not literal", argv[0].raw),
+                Some(idx),
+            );
+            return Some(idx);
+        };
+        if calls_function && self.functions.get(&name).copied().unwrap_or(false) {
+            // The function changes directory: later paths are unknown.
+            f.cwd.primary = None;
+        }
+        let args = &argv[1..];
+        if self.builtin(&name, args, f, idx, &stdin) {
+            return Some(idx);
+        }
+        let actions = commands::interpret(&name, args);
+        self.apply(actions, args, f, idx, &stdin, &via, source);
+        Some(idx)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn apply(
+        &mut self,
+        actions: Vec<Action>,
+        args: &[Arg],
+        f: &mut Frame,
+        idx: usize,
+        stdin: &Stdin,
+        via: &[String],
+        source: &str,
+    ) {
+        let mut counts: HashMap<EffectKind, usize> = HashMap::new();
+        for a in &actions {
+            if let Action::Effect { kind, .. } = a {
+                *counts.entry(*kind).or_default() += 1;
+            }
+        }
+        let mut inner_env: Vec<(String, Arg)> = Vec::new();
+        for action in actions {
+            match action {
+                Action::Effect {
+                    kind,
+                    target,
+                    recursive,
+                } => {
+                    let n = counts.get(&kind).copied().unwrap_or(1);
+                    self.effect(kind, &target, recursive, f, Some(idx), false, n);
+                }
+                Action::Finding { kind, detail } => self.finding(kind, detail, Some(idx)),
+                Action::Assign { name, value } => {
+                    self.assigned_name(&name, Some(idx));
+                    inner_env.push((name, value));
+                }
+                Action::Inner {
+                    start,
+                    via: label,
+                    env,
+                    dynamic_tail,
+                    placeholder,
+                } => {
+                    let Some(rest) = args.get(start..).filter(|r| !r.is_empty()) else {
+                        continue;
+                    };
+                    let mut e = inner_env.clone();
+                    e.extend(env);
+                    self.inner(
+                        rest.to_vec(),
+                        e,
+                        label,
+                        dynamic_tail,
+                        placeholder,
+                        f,
+                        stdin,
+                        via,
+                        source,
+                    );
+                }
+                Action::InnerArgv {
+                    argv,
+                    via: label,
+                    dynamic_tail,
+                    placeholder,
+                } => {
+                    if argv.is_empty() {
+                        continue;
+                    }
+                    self.inner(
+                        argv,
+                        inner_env.clone(),
+                        label,
+                        dynamic_tail,
+                        placeholder,
+                        f,
+                        stdin,
+                        via,
+                        source,
+                    );
+                }
+                Action::Script {
+                    text,
+                    via: label,
+                    positional,
+                    dialect,
+                } => {
+                    let mut sub = f.clone();
+                    sub.via = via.to_vec();
+                    self.script(text, label, positional, dialect, &mut sub, idx, stdin);
+                    if sub.cwd.primary != f.cwd.primary {
+                        f.cwd = sub.cwd;
+                    }
+                }
+                Action::StdinCode { lang } => self.stdin_code(&lang, stdin, idx),
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn inner(
+        &mut self,
+        mut argv: Vec<Arg>,
+        env: Vec<(String, Arg)>,
+        label: String,
+        dynamic_tail: bool,
+        placeholder: Option<String>,
+        f: &mut Frame,
+        stdin: &Stdin,
+        via: &[String],
+        source: &str,
+    ) {
+        if let Some(ph) = &placeholder {
+            for a in &mut argv {
+                if a.lit().is_some_and(|t| t.contains(ph.as_str())) {
+                    a.value = ArgValue::Dynamic { resolved: None };
+                }
+            }
+        }
+        if dynamic_tail {
+            argv.push(Arg {
+                raw: "…".into(),
+                value: ArgValue::Dynamic { resolved: None },
+            });
+        }
+        let mut sub = f.clone();
+        sub.via = via.to_vec();
+        let _ = self.run_argv(argv, env, &mut sub, stdin.clone(), source, vec![label]);
+        if sub.cwd.primary != f.cwd.primary {
+            f.cwd = sub.cwd;
+        }
+    }
+
+    fn stdin_code(&mut self, lang: &str, stdin: &Stdin, idx: usize) {
+        match stdin {
+            Stdin::Inherited => {}
+            Stdin::Inline { text: Some(t) } => self.finding(
+                FindingKind::InlineCode,
+                format!("{lang} (stdin): {t}"),
+                Some(idx),
+            ),
+            Stdin::File { path } => self.finding(
+                FindingKind::InlineCode,
+                format!(
+                    "{lang} runs the program in {}",
+                    path.as_ref()
+                        .map_or_else(|| "a file".to_string(), |p| p.display().to_string())
+                ),
+                Some(idx),
+            ),
+            Stdin::Pipe | Stdin::Dynamic | Stdin::Inline { text: None } => self.finding(
+                FindingKind::DynamicShell,
+                format!("{lang} reads its program from a pipe or a dynamic source"),
+                Some(idx),
+            ),
+        }
+    }
+
+    /// A nested script run by a shell, `eval`, `source`, `watch` …
+    #[allow(clippy::too_many_arguments)]
+    fn script(
+        &mut self,
+        text: ScriptText,
+        via: String,
+        positional: Option<Positional>,
+        dialect: Dialect,
+        f: &mut Frame,
+        idx: usize,
+        stdin: &Stdin,
+    ) {
+        let body = match text {
+            ScriptText::Text(t) => t,
+            ScriptText::File(arg) => match self.read_script_file(&arg, f, idx) {
+                Some(t) => t,
+                None => return,
+            },
+            ScriptText::Stdin => match stdin {
+                Stdin::Inherited => return,
+                Stdin::Inline { text: Some(t) } => t.clone(),
+                Stdin::File { path: Some(p) } => match self.read_path(p, idx) {
+                    Some(t) => t,
+                    None => return,
+                },
+                Stdin::Pipe
+                | Stdin::Dynamic
+                | Stdin::Inline { text: None }
+                | Stdin::File { path: None } => {
+                    self.finding(
+                        FindingKind::DynamicShell,
+                        format!(
+                            "{via}: the shell reads its script from a pipe or a dynamic source"
+                        ),
+                        Some(idx),
+                    );
+                    return;
+                }
+            },
+        };
+        self.nested(&body, via, positional, dialect, f);
+    }
+
+    /// Analyse a literal nested script in a new frame.
+    fn nested(
+        &mut self,
+        body: &str,
+        via: String,
+        positional: Option<Positional>,
+        dialect: Dialect,
+        f: &mut Frame,
+    ) {
+        if f.depth + 1 > MAX_NESTED_SCRIPTS || self.nested_scripts > 1000 {
+            self.give_up("nested scripts too deep");
+            return;
+        }
+        self.nested_scripts += 1;
+        if dialect == Dialect::Posix && body.contains("$'") {
+            self.give_up(format!(
+                "{via}: $'…' means different things to bash and to sh/dash"
+            ));
+            return;
+        }
+        let opts = parse::Options {
+            deadline: self.input.deadline,
+            ..parse::Options::default()
+        };
+        let parsed = match parse::parse(body, &opts) {
+            Ok(p) => p,
+            Err(e) => {
+                self.give_up(format!("{via}: {} (at byte {})", e.message, e.offset));
+                return;
+            }
+        };
+        let mut sub = f.clone();
+        sub.depth += 1;
+        sub.via.push(via);
+        sub.positional = positional;
+        sub.texts.push(Rc::from(body));
+        sub.dialect = dialect;
+        sub.stdin = Stdin::Inherited;
+        self.at_start = false;
+        self.list(&parsed.list, &parsed, &mut sub);
+        // eval and source run in this shell: their cd sticks.
+        if sub.cwd.primary != f.cwd.primary {
+            f.cwd = sub.cwd;
+        }
+    }
+
+    fn read_script_file(&mut self, arg: &Arg, f: &Frame, idx: usize) -> Option<String> {
+        let Some(name) = arg.known() else {
+            self.finding(
+                FindingKind::DynamicShell,
+                format!(
+                    "runs the script file {}, whose name is not literal",
+                    arg.raw
+                ),
+                Some(idx),
+            );
+            return None;
+        };
+        let path = if name.contains('/') {
+            self.resolve(name, f).0
+        } else {
+            // bash: a bare name is looked up in the cwd, then PATH.
+            let local = self.resolve(name, f).0;
+            if local.exists() {
+                local
+            } else {
+                self.input
+                    .env
+                    .get("PATH")
+                    .into_iter()
+                    .flat_map(|p| {
+                        p.split(':')
+                            .filter(|d| d.starts_with('/'))
+                            .map(|d| PathBuf::from(d).join(name))
+                            .collect::<Vec<_>>()
+                    })
+                    .find(|p| p.is_file())
+                    .unwrap_or(local)
+            }
+        };
+        self.effect(EffectKind::Read, arg, false, f, Some(idx), false, 1);
+        self.read_path(&path, idx)
+    }
+
+    fn read_path(&mut self, path: &std::path::Path, idx: usize) -> Option<String> {
+        let canon = paths::resolve(std::path::Path::new("/"), &path.to_string_lossy()).0;
+        if self.written.contains(&canon) {
+            self.finding(
+                FindingKind::DynamicShell,
+                format!("runs {}, which this script writes first", path.display()),
+                Some(idx),
+            );
+            return None;
+        }
+        let meta = match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => m,
+            _ => {
+                self.finding(
+                    FindingKind::DynamicShell,
+                    format!("runs {}, which does not exist yet", path.display()),
+                    Some(idx),
+                );
+                return None;
+            }
+        };
+        if meta.len() > MAX_FILE_BYTES {
+            self.finding(
+                FindingKind::DynamicShell,
+                format!("runs {}, which is larger than 1 MiB", path.display()),
+                Some(idx),
+            );
+            return None;
+        }
+        match std::fs::read(path) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(t) => {
+                    self.finding(
+                        FindingKind::ReadScriptFile,
+                        format!("analysed {}", path.display()),
+                        Some(idx),
+                    );
+                    Some(t)
+                }
+                Err(_) => {
+                    self.finding(
+                        FindingKind::DynamicShell,
+                        format!("runs {}, which is not UTF-8 text", path.display()),
+                        Some(idx),
+                    );
+                    None
+                }
+            },
+            Err(e) => {
+                self.finding(
+                    FindingKind::DynamicShell,
+                    format!("runs {}, which cannot be read ({e})", path.display()),
+                    Some(idx),
+                );
+                None
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ builtins
+
+    /// Shell builtins that need the walker's state. True when handled.
+    fn builtin(
+        &mut self,
+        name: &str,
+        args: &[Arg],
+        f: &mut Frame,
+        idx: usize,
+        stdin: &Stdin,
+    ) -> bool {
+        let lit = |a: &Arg| a.lit().map(str::to_string);
+        match name {
+            "cd" | "pushd" => {
+                let target = args
+                    .iter()
+                    .find(|a| !a.lit().is_some_and(|t| t.starts_with('-') && t.len() > 1));
+                let dest = match target {
+                    None if name == "cd" => self.input.home.clone(),
+                    None => None,
+                    Some(a) => a.known().filter(|t| *t != "-").map(str::to_string),
+                };
+                match (dest, f.cwd.primary.clone()) {
+                    (Some(d), Some(cur)) => {
+                        let new = paths::resolve(&cur, &d).0;
+                        let mut others = vec![cur];
+                        others.append(&mut f.cwd.others);
+                        others.truncate(4);
+                        f.cwd = Cwd {
+                            primary: Some(new),
+                            others,
+                        };
+                    }
+                    (Some(d), None) if d.starts_with('/') => {
+                        f.cwd.primary = Some(paths::resolve(std::path::Path::new("/"), &d).0);
+                    }
+                    _ => f.cwd.primary = None,
+                }
+                f.cd_fresh = true;
+                true
+            }
+            "popd" => {
+                f.cwd.primary = None;
+                true
+            }
+            "eval" => {
+                match args.iter().map(lit).collect::<Option<Vec<_>>>() {
+                    Some(words) => {
+                        let positional = f.positional.clone();
+                        let dialect = f.dialect;
+                        self.nested(&words.join(" "), "eval".into(), positional, dialect, f);
+                    }
+                    None => self.finding(
+                        FindingKind::DynamicShell,
+                        "eval of text that is not literal",
+                        Some(idx),
+                    ),
+                }
+                true
+            }
+            "source" | "." => {
+                if let Some(file) = args.first() {
+                    let positional = if args.len() > 1 {
+                        Some(Positional {
+                            dollar0: f
+                                .positional
+                                .as_ref()
+                                .map(|p| p.dollar0.clone())
+                                .unwrap_or_default(),
+                            args: args[1..]
+                                .iter()
+                                .map(|a| a.known().unwrap_or("").to_string())
+                                .collect(),
+                        })
+                    } else {
+                        f.positional.clone()
+                    };
+                    if let Some(text) = self.read_script_file(file, f, idx) {
+                        let dialect = f.dialect;
+                        self.nested(
+                            &text,
+                            format!("{name} {}", file.raw),
+                            positional,
+                            dialect,
+                            f,
+                        );
+                    }
+                }
+                true
+            }
+            "exec" => {
+                // `exec` alone only applies redirections.
+                let mut i = 0;
+                while let Some(t) = args.get(i).and_then(Arg::lit) {
+                    match t {
+                        "-c" | "-l" | "-cl" | "-lc" => i += 1,
+                        "-a" => i += 2,
+                        "--" => {
+                            i += 1;
+                            break;
+                        }
+                        _ => break,
+                    }
+                }
+                if i < args.len() {
+                    let via = f.via.clone();
+                    self.inner(
+                        args[i..].to_vec(),
+                        Vec::new(),
+                        "exec".into(),
+                        false,
+                        None,
+                        f,
+                        stdin,
+                        &via,
+                        "",
+                    );
+                }
+                true
+            }
+            "command" => {
+                let describe = args
+                    .iter()
+                    .take_while(|a| a.lit().is_some_and(|t| t.starts_with('-')))
+                    .any(|a| a.lit().is_some_and(|t| t.contains('v') || t.contains('V')));
+                if !describe {
+                    let start = args
+                        .iter()
+                        .position(|a| !a.lit().is_some_and(|t| t.starts_with('-')))
+                        .unwrap_or(args.len());
+                    if start < args.len() {
+                        let via = f.via.clone();
+                        self.inner(
+                            args[start..].to_vec(),
+                            Vec::new(),
+                            "command".into(),
+                            false,
+                            None,
+                            f,
+                            stdin,
+                            &via,
+                            "",
+                        );
+                    }
+                }
+                true
+            }
+            "builtin" => {
+                if !args.is_empty() {
+                    let via = f.via.clone();
+                    self.inner(
+                        args.to_vec(),
+                        Vec::new(),
+                        "builtin".into(),
+                        false,
+                        None,
+                        f,
+                        stdin,
+                        &via,
+                        "",
+                    );
+                }
+                true
+            }
+            "alias" => {
+                let defines = args.iter().any(|a| a.lit().is_none_or(|t| t.contains('=')));
+                if defines {
+                    self.finding(
+                        FindingKind::ParseStateChange,
+                        "alias definitions change what later command names run",
+                        Some(idx),
+                    );
+                    for a in args {
+                        if let Some((_, value)) = a.lit().and_then(|t| t.split_once('=')) {
+                            // An alias value is a fragment, not always a
+                            // whole script: look inside when it parses.
+                            if parse::parse(value, &parse::Options::default()).is_ok() {
+                                let positional = f.positional.clone();
+                                let dialect = f.dialect;
+                                self.nested(value, "alias".into(), positional, dialect, f);
+                            }
+                        }
+                    }
+                }
+                true
+            }
+            "unalias" => true,
+            "shopt" => {
+                let setting = args.iter().any(|a| a.lit() == Some("-s"));
+                let risky = args.iter().any(|a| {
+                    a.lit().is_none()
+                        || matches!(
+                            a.lit(),
+                            Some(
+                                "expand_aliases"
+                                    | "extglob"
+                                    | "extdebug"
+                                    | "xpg_echo"
+                                    | "sourcepath"
+                                    | "execfail"
+                            )
+                        )
+                });
+                if setting && risky || args.iter().any(|a| a.lit().is_none()) {
+                    self.finding(
+                        FindingKind::ParseStateChange,
+                        format!(
+                            "shopt {} changes how later text parses or runs",
+                            args.iter()
+                                .map(|a| a.raw.as_str())
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        ),
+                        Some(idx),
+                    );
+                }
+                if args.iter().any(|a| a.lit() == Some("-o"))
+                    && args.iter().any(|a| a.lit() == Some("posix"))
+                {
+                    self.finding(
+                        FindingKind::ParseStateChange,
+                        "shopt -o posix turns on alias expansion",
+                        Some(idx),
+                    );
+                }
+                true
+            }
+            "set" => {
+                let mut positional_change = false;
+                let mut i = 0;
+                while let Some(a) = args.get(i) {
+                    match a.lit() {
+                        Some("--") => {
+                            positional_change = true;
+                            break;
+                        }
+                        Some(t) if t.starts_with('-') || t.starts_with('+') => {
+                            let on = t.starts_with('-');
+                            if t == "-o" || t == "+o" {
+                                let opt = args.get(i + 1).and_then(Arg::lit);
+                                if on && matches!(opt, Some("posix" | "keyword") | None) {
+                                    self.finding(
+                                        FindingKind::ParseStateChange,
+                                        format!(
+                                            "set -o {} changes how later text parses",
+                                            opt.unwrap_or("?")
+                                        ),
+                                        Some(idx),
+                                    );
+                                }
+                                i += 2;
+                                continue;
+                            }
+                            if on && t.contains('k') {
+                                self.finding(FindingKind::ParseStateChange, "set -k turns arguments that look like assignments into environment variables", Some(idx));
+                            }
+                            i += 1;
+                        }
+                        Some(_) => {
+                            positional_change = true;
+                            break;
+                        }
+                        None => {
+                            positional_change = true;
+                            self.finding(
+                                FindingKind::ParseStateChange,
+                                format!("set {} with a dynamic option", a.raw),
+                                Some(idx),
+                            );
+                            break;
+                        }
+                    }
+                }
+                if positional_change {
+                    f.positional = None;
+                }
+                true
+            }
+            "shift" => {
+                f.positional = None;
+                true
+            }
+            "enable" => {
+                self.finding(
+                    FindingKind::ParseStateChange,
+                    "enable changes which builtins exist",
+                    Some(idx),
+                );
+                true
+            }
+            "hash" => {
+                if args
+                    .iter()
+                    .any(|a| a.lit().is_none_or(|t| t.starts_with("-p")))
+                {
+                    self.finding(
+                        FindingKind::ParseStateChange,
+                        "hash -p makes a command name run another program",
+                        Some(idx),
+                    );
+                }
+                true
+            }
+            "trap" => {
+                let first = args.first();
+                match first.map(|a| (a.lit(), a)) {
+                    None => {}
+                    Some((Some(t), _))
+                        if t.starts_with('-')
+                            || t.is_empty()
+                            || t.bytes().all(|b| b.is_ascii_digit()) => {}
+                    Some((Some(code), _)) => {
+                        self.finding(
+                            FindingKind::RuntimeSink,
+                            format!("trap runs {code} later"),
+                            Some(idx),
+                        );
+                        let positional = f.positional.clone();
+                        let dialect = f.dialect;
+                        let code = code.to_string();
+                        self.nested(&code, "trap".into(), positional, dialect, f);
+                    }
+                    Some((None, a)) => self.finding(
+                        FindingKind::DynamicShell,
+                        format!("trap runs {} later, which is not literal", a.raw),
+                        Some(idx),
+                    ),
+                }
+                true
+            }
+            "declare" | "typeset" | "local" | "export" | "readonly" => {
+                let mut integer = false;
+                let mut function_export = false;
+                let mut nameref = false;
+                for a in args {
+                    match a.lit() {
+                        Some(t) if t.starts_with('-') || t.starts_with('+') => {
+                            if t.starts_with('-') && t.contains('i') {
+                                integer = true;
+                            }
+                            if t.starts_with('-') && t.contains('n') {
+                                nameref = true;
+                            }
+                            if t.starts_with('-') && t.contains('f') && name == "export" {
+                                function_export = true;
+                            }
+                        }
+                        Some(t) => {
+                            let (n, has_value) = match t.split_once('=') {
+                                Some((n, _)) => (n, true),
+                                None => (t, false),
+                            };
+                            if nameref
+                                && t.split_once('=')
+                                    .is_some_and(|(_, v)| subscript_has_code(v))
+                            {
+                                self.finding(
+                                    FindingKind::RuntimeSink,
+                                    format!("{name} -n {t} refers to a subscript that runs code"),
+                                    Some(idx),
+                                );
+                            }
+                            let base = n.split('[').next().unwrap_or(n).trim_end_matches('+');
+                            if subscript_has_code(n) {
+                                self.finding(
+                                    FindingKind::RuntimeSink,
+                                    format!("{name} {t} evaluates a subscript"),
+                                    Some(idx),
+                                );
+                            }
+                            if has_value || name != "export" || dangerous_var(base).is_some() {
+                                self.assigned_name(base, Some(idx));
+                            }
+                            if function_export {
+                                self.finding(
+                                    FindingKind::DangerousAssignment,
+                                    format!("export -f {base} exports a function to child shells"),
+                                    Some(idx),
+                                );
+                            }
+                        }
+                        None => self.finding(
+                            FindingKind::RuntimeSink,
+                            format!("{name} {} with a name or value that is not literal", a.raw),
+                            Some(idx),
+                        ),
+                    }
+                }
+                if integer {
+                    self.finding(
+                        FindingKind::RuntimeSink,
+                        format!("{name} -i makes later assignments arithmetic"),
+                        Some(idx),
+                    );
+                }
+                true
+            }
+            "read" | "mapfile" | "readarray" | "getopts" => {
+                let spec = match name {
+                    "read" => "adeinNptu",
+                    "getopts" => "",
+                    _ => "CcdnOsu",
+                };
+                let p = super::args::parse(
+                    args,
+                    super::args::OptSpec {
+                        short_with_value: spec,
+                        long_with_value: &[],
+                        stop_at_operand: false,
+                    },
+                );
+                if name != "read" && (p.value("C").is_some()) {
+                    self.finding(
+                        FindingKind::RuntimeSink,
+                        format!("{name} -C runs a callback"),
+                        Some(idx),
+                    );
+                }
+                let mut names: Vec<&Arg> = p.operands.iter().filter_map(|i| args.get(*i)).collect();
+                if name == "getopts" && !names.is_empty() {
+                    names = names.split_off(1).into_iter().take(1).collect();
+                }
+                if let Some(a) = p.value("a") {
+                    names.push(a);
+                }
+                for a in names {
+                    match a.lit() {
+                        Some(n) => {
+                            if subscript_has_code(n) {
+                                self.finding(
+                                    FindingKind::RuntimeSink,
+                                    format!("{name} {n} evaluates a subscript"),
+                                    Some(idx),
+                                );
+                            }
+                            self.assigned_name(n.split('[').next().unwrap_or(n), Some(idx));
+                        }
+                        None => self.finding(
+                            FindingKind::RuntimeSink,
+                            format!("{name} into a variable named by {}", a.raw),
+                            Some(idx),
+                        ),
+                    }
+                }
+                true
+            }
+            "printf" => {
+                if let Some(i) = args.iter().position(|a| a.lit() == Some("-v")) {
+                    match args.get(i + 1).map(|a| (a.lit(), a)) {
+                        Some((Some(n), _)) => {
+                            if subscript_has_code(n) {
+                                self.finding(
+                                    FindingKind::RuntimeSink,
+                                    format!("printf -v {n} evaluates a subscript"),
+                                    Some(idx),
+                                );
+                            }
+                            self.assigned_name(n.split('[').next().unwrap_or(n), Some(idx));
+                        }
+                        Some((None, a)) => self.finding(
+                            FindingKind::RuntimeSink,
+                            format!("printf -v into a variable named by {}", a.raw),
+                            Some(idx),
+                        ),
+                        None => {}
+                    }
+                }
+                true
+            }
+            "test" | "[" => {
+                for (i, a) in args.iter().enumerate() {
+                    if a.lit() == Some("-v")
+                        && let Some(n) = args.get(i + 1)
+                        && (n.lit().is_none() || subscript_has_code(n.lit().unwrap_or("")))
+                    {
+                        self.finding(
+                            FindingKind::RuntimeSink,
+                            format!("{name} -v {} evaluates a subscript", n.raw),
+                            Some(idx),
+                        );
+                    }
+                }
+                true
+            }
+            "let" => {
+                for a in args {
+                    match a.lit() {
+                        Some(t) if t.contains("$(") || t.contains('`') => self.finding(
+                            FindingKind::RuntimeSink,
+                            format!("let {t} runs a substitution"),
+                            Some(idx),
+                        ),
+                        Some(t) => {
+                            let names: Vec<String> = t
+                                .split(|c: char| !c.is_alphanumeric() && c != '_')
+                                .filter(|w| parse::is_name(w))
+                                .map(str::to_string)
+                                .collect();
+                            for n in names {
+                                if self.var_is_unsafe(&n, f) {
+                                    self.finding(
+                                        FindingKind::RuntimeSink,
+                                        format!("let evaluates the value of {n}"),
+                                        Some(idx),
+                                    );
+                                }
+                            }
+                        }
+                        None => self.finding(
+                            FindingKind::RuntimeSink,
+                            format!("let {} evaluates text that is not literal", a.raw),
+                            Some(idx),
+                        ),
+                    }
+                }
+                true
+            }
+            "unset" => {
+                for a in args {
+                    if a.lit().is_some_and(subscript_has_code) || a.lit().is_none() {
+                        self.finding(
+                            FindingKind::RuntimeSink,
+                            format!("unset {} evaluates a subscript", a.raw),
+                            Some(idx),
+                        );
+                    }
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Literal text with a subscript that contains a substitution.
+fn subscript_has_code(text: &str) -> bool {
+    text.find('[').is_some_and(|i| {
+        let sub = &text[i..];
+        sub.contains("$(") || sub.contains('`') || sub.contains("${")
+    })
+}
+
+/// Variable names read in a subscript or arithmetic operand word.
+fn sub_names(w: &Word) -> Vec<String> {
+    let mut names = Vec::new();
+    for p in &w.parts {
+        match p {
+            Part::Lit { text, .. } => names.extend(
+                text.split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .filter(|t| parse::is_name(t))
+                    .map(str::to_string),
+            ),
+            Part::Param(p) => names.push(p.name.clone()),
+            _ => {}
+        }
+    }
+    names
+}
+
+/// Is this word, used as an arithmetic operand, possibly carrying code?
+fn word_is_unsafe_arith(w: &Word) -> bool {
+    w.parts.iter().any(|p| match p {
+        Part::Param(_) | Part::CommandSub { .. } => true,
+        Part::Double(inner) => inner
+            .iter()
+            .any(|q| matches!(q, Part::Param(_) | Part::CommandSub { .. })),
+        Part::Lit { text, .. } => subscript_has_code(text),
+        _ => false,
+    })
+}
+
+/// Does the script give `name` a value that is not plain literal text
+/// (a substitution, another variable, `read`, a loop over words), or
+/// literal text with code in it?
+fn assigned_unsafely(text: &str, name: &str) -> bool {
+    for (i, _) in text.match_indices(name) {
+        let before = text[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '{') {
+            continue;
+        }
+        let after = &text[i + name.len()..];
+        if after
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let Some(value) = after.strip_prefix('=').or_else(|| after.strip_prefix("+=")) else {
+            // `read name`, `for name in`, `declare name`: not a literal.
+            let line_start = text[..i]
+                .rfind(['\n', ';', '&', '|', '('])
+                .map_or(0, |k| k + 1);
+            let head = text[line_start..i].trim_start();
+            if head.starts_with("read")
+                || head.starts_with("for")
+                || head.starts_with("mapfile")
+                || head.starts_with("readarray")
+                || head.starts_with("printf")
+                || head.starts_with("getopts")
+                || head.starts_with("select")
+            {
+                return true;
+            }
+            continue;
+        };
+        let end = value
+            .find([' ', '\t', '\n', ';', '&', '|', ')'])
+            .unwrap_or(value.len());
+        let v = &value[..end];
+        if v.contains('$') || v.contains('`') || v.contains('[') || v.starts_with('(') {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taint_scan_sees_assignments_and_reads() {
+        assert!(is_tainted("X=1; echo $X", "X"));
+        assert!(is_tainted("read X", "X"));
+        assert!(is_tainted("echo ${X:=/}", "X"));
+        assert!(!is_tainted("echo $X ${X} \"$X/y\"", "X"));
+        assert!(!is_tainted("echo $HOME", "HOM"));
+        assert!(has_word("a; eval b", "eval"));
+        assert!(!has_word("evaluate", "eval"));
+        assert!(has_word("x; . ./f", "."));
+        assert!(!has_word("cat ./f", "."));
+    }
+
+    #[test]
+    fn finds_unsafe_assignments() {
+        assert!(assigned_unsafely("x='a[$(id)]'; echo $((x))", "x"));
+        assert!(assigned_unsafely("x=$(cat f); echo $((x))", "x"));
+        assert!(assigned_unsafely(
+            "for i in $(ls); do echo $((i)); done",
+            "i"
+        ));
+        assert!(!assigned_unsafely("i=0; echo $((i+1))", "i"));
+    }
+}
