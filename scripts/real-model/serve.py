@@ -24,10 +24,13 @@ def main() -> int:
     ap.add_argument("--n-predict", type=int, default=1024,
                     help="server-side cap on generated tokens (frees the slot early)")
     ap.add_argument("--chat-template-file", default=None)
+    ap.add_argument("--alias", default="SmolLM2-135M-Instruct-Q4_1",
+                    help="name reported in responses' model field (the request's model is ignored)")
     a = ap.parse_args()
 
     p = xlc.CommonParams()
     p.model.path = a.model
+    p.model_alias = {a.alias}
     p.hostnames = [a.host]
     p.port = a.port
     p.n_ctx = a.ctx
