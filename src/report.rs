@@ -261,6 +261,7 @@ pub fn check_json(v: &CheckVerdict, a: &crate::shell::Analysis, cwd: &std::path:
                 "recursive": e.recursive,
                 "count": e.count,
                 "redirect": e.redirect,
+                "filter": e.filter,
             })
         })
         .collect();

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
 mod exec_cli;
+mod expectations;
 mod limits;
 mod oracle;
 mod shim;

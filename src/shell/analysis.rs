@@ -155,6 +155,8 @@ pub struct Effect {
     pub count: usize,
     /// Made by a redirection rather than a command argument.
     pub redirect: bool,
+    /// For `find DIR -name PAT -delete`: only names matching PAT go.
+    pub filter: Option<String>,
 }
 
 /// Something the policy must know that is not a plain command or file.

@@ -82,6 +82,12 @@ pub enum Action {
     StdinCode {
         lang: String,
     },
+    /// `find TARGET -name NAME -delete`: deletes, under TARGET, only what
+    /// matches NAME.
+    FilteredDelete {
+        target: Arg,
+        name: String,
+    },
 }
 
 fn finding(kind: FindingKind, detail: impl Into<String>) -> Action {
@@ -468,6 +474,16 @@ const TABLE: &[Entry] = &[
         reason: "reads files (recursively with -r)",
     },
     Entry {
+        names: &["curl"],
+        handler: curl,
+        reason: "-o/-D/-c write files; -T, -K and @file data read them",
+    },
+    Entry {
+        names: &["wget"],
+        handler: wget,
+        reason: "-O/-P/-o/-a write files; -i reads a file",
+    },
+    Entry {
         names: &["rg"],
         handler: rg,
         reason: "reads files recursively; --pre runs a program",
@@ -505,11 +521,22 @@ pub fn interpret(name: &str, args: &[Arg]) -> Vec<Action> {
     } else {
         base
     };
-    TABLE
-        .iter()
-        .find(|e| e.names.contains(&lookup))
+    by_name()
+        .get(lookup)
         .map(|e| (e.handler)(base, args))
         .unwrap_or_default()
+}
+
+/// The table indexed by command name (built once).
+fn by_name() -> &'static std::collections::HashMap<&'static str, &'static Entry> {
+    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static Entry>> =
+        std::sync::OnceLock::new();
+    INDEX.get_or_init(|| {
+        TABLE
+            .iter()
+            .flat_map(|e| e.names.iter().map(move |n| (*n, e)))
+            .collect()
+    })
 }
 
 /// Is `name` (a basename) in any table? (Used for `command -v` etc.)
@@ -847,6 +874,7 @@ fn find(_: &str, args: &[Arg]) -> Vec<Action> {
         starts.push(Arg::literal("."));
     }
     let mut deletes = false;
+    let first_expr = i;
     while i < args.len() {
         let Some(w) = args[i].lit() else {
             // A dynamic expression word could be anything (-delete, -exec).
@@ -893,6 +921,23 @@ fn find(_: &str, args: &[Arg]) -> Vec<Action> {
             _ => i += 1,
         }
     }
+    // `find DIR -name PAT -delete` with nothing else that selects files:
+    // the deletion only reaches names matching PAT.
+    let exprs: Vec<&str> = args.iter().skip(first_expr).filter_map(Arg::lit).collect();
+    let name_filter = if deletes && args.iter().skip(first_expr).all(|a| a.lit().is_some()) {
+        simple_name_filter(&exprs)
+    } else {
+        None
+    };
+    if let Some(pattern) = name_filter {
+        for s in &starts {
+            out.push(Action::FilteredDelete {
+                target: s.clone(),
+                name: pattern.clone(),
+            });
+        }
+        return out;
+    }
     for s in &starts {
         out.push(effect(
             if deletes {
@@ -905,6 +950,28 @@ fn find(_: &str, args: &[Arg]) -> Vec<Action> {
         ));
     }
     out
+}
+
+/// The single `-name`/`-iname` pattern of a find expression made only of
+/// that test, `-type`, depth options, `-print` and `-delete`.
+fn simple_name_filter(exprs: &[&str]) -> Option<String> {
+    let mut name = None;
+    let mut i = 0;
+    while i < exprs.len() {
+        match exprs[i] {
+            "-name" | "-iname" => {
+                if name.is_some() {
+                    return None;
+                }
+                name = Some(exprs.get(i + 1)?.to_string());
+                i += 2;
+            }
+            "-type" | "-maxdepth" | "-mindepth" => i += 2,
+            "-delete" | "-print" | "-depth" | "-xdev" | "-mount" => i += 1,
+            _ => return None,
+        }
+    }
+    name
 }
 
 fn joined_script(args: &[Arg], via: &str) -> Action {
@@ -923,10 +990,7 @@ fn joined_script(args: &[Arg], via: &str) -> Action {
 }
 
 fn watch(_: &str, args: &[Arg]) -> Vec<Action> {
-    let p = args::parse(
-        args,
-        spec("nqd", &["interval", "differences", "equexit"], true),
-    );
+    let p = args::parse(args, spec("nq", &["interval", "equexit"], true));
     if p.rest >= args.len() {
         return Vec::new();
     }
@@ -974,12 +1038,16 @@ fn parallel(_: &str, args: &[Arg]) -> Vec<Action> {
 }
 
 fn flock(_: &str, args: &[Arg]) -> Vec<Action> {
+    // `flock FILE -c CMD` puts the option after the file.
+    let stop = !args
+        .iter()
+        .any(|a| matches!(a.lit(), Some("-c" | "--command")));
     let p = args::parse(
         args,
         spec(
             "Ewc",
             &["conflict-exit-code", "timeout", "wait", "command"],
-            true,
+            stop,
         ),
     );
     if let Some(c) = p.value("c").or_else(|| p.value("command")) {
@@ -1168,30 +1236,45 @@ fn shell_foreign(name: &str, args: &[Arg]) -> Vec<Action> {
 }
 
 /// A nested shell: where its script comes from, with `$0` and arguments.
+/// Dynamic words after the script are its (unknown) positional
+/// arguments; a dynamic word before it could be an option or the script
+/// itself.
 fn shell(name: &str, args: &[Arg], dialect: Dialect) -> Vec<Action> {
-    let Some(words) = all_literal(args) else {
-        // Which word is the script, which the options?
-        let dynamic_script = args.iter().any(|a| a.lit().is_none());
-        return vec![finding(
-            FindingKind::DynamicShell,
-            if dynamic_script {
-                format!("{name} runs a script that is not literal")
-            } else {
-                format!("{name} arguments are not literal")
-            },
-        )];
-    };
+    let literal_len = args.iter().take_while(|a| a.lit().is_some()).count();
+    let words: Vec<String> = args[..literal_len]
+        .iter()
+        .filter_map(|a| a.lit().map(str::to_string))
+        .collect();
+    let dynamic_rest = literal_len < args.len();
     let os: Vec<OsString> = words.iter().map(OsString::from).collect();
     let inv = match invocation::parse(std::ffi::OsStr::new(name), os) {
         Ok(InvParsed::Run(inv)) => inv,
         Ok(InvParsed::Informational) => return Vec::new(),
-        Ok(InvParsed::ListOptions) | Err(_) => {
+        Ok(InvParsed::ListOptions) => {
+            return vec![finding(
+                FindingKind::DynamicShell,
+                format!("{name} options are not understood"),
+            )];
+        }
+        Err(_) if dynamic_rest => {
+            return vec![finding(
+                FindingKind::DynamicShell,
+                format!("{name} runs a script that is not literal"),
+            )];
+        }
+        Err(_) => {
             return vec![finding(
                 FindingKind::DynamicShell,
                 format!("{name} options are not understood"),
             )];
         }
     };
+    if dynamic_rest && inv.source == Source::Stdin {
+        return vec![finding(
+            FindingKind::DynamicShell,
+            format!("{name} arguments are not literal"),
+        )];
+    }
     let mut out = Vec::new();
     if inv.options.set_option("keyword") == Some(true) {
         out.push(finding(
@@ -1227,7 +1310,7 @@ fn shell(name: &str, args: &[Arg], dialect: Dialect) -> Vec<Action> {
             ));
         }
     }
-    let positional = Some(Positional {
+    let positional = (!dynamic_rest).then(|| Positional {
         dollar0: inv
             .dollar0
             .clone()
@@ -1392,11 +1475,11 @@ fn perlish(name: &str, args: &[Arg], code_flags: &str) -> Vec<Action> {
     if let Some(c) = &code {
         out.push(inline(name, Some(c)));
         if in_place {
-            for f in &args[i..] {
+            for f in args.get(i..).unwrap_or(&[]) {
                 out.push(effect(EffectKind::Write, f, false));
             }
         } else {
-            for f in &args[i..] {
+            for f in args.get(i..).unwrap_or(&[]) {
                 out.push(effect(EffectKind::Read, f, false));
             }
         }
@@ -2726,6 +2809,183 @@ fn sort(_: &str, args: &[Arg]) -> Vec<Action> {
         out.push(finding(
             FindingKind::InlineExec,
             "sort --compress-program runs a program",
+        ));
+    }
+    out
+}
+
+fn curl(_: &str, args: &[Arg]) -> Vec<Action> {
+    let p = args::parse(
+        args,
+        spec(
+            "oDcKTdFHuAeXxrmEbwYyzCQtUP",
+            &[
+                "output",
+                "dump-header",
+                "cookie-jar",
+                "config",
+                "upload-file",
+                "data",
+                "data-binary",
+                "data-raw",
+                "data-urlencode",
+                "form",
+                "header",
+                "user",
+                "user-agent",
+                "referer",
+                "request",
+                "proxy",
+                "range",
+                "max-time",
+                "cookie",
+                "cert",
+                "cacert",
+                "key",
+                "output-dir",
+                "trace",
+                "trace-ascii",
+                "stderr",
+                "write-out",
+                "connect-timeout",
+                "retry",
+                "resolve",
+                "url",
+                "json",
+                "netrc-file",
+            ],
+            false,
+        ),
+    );
+    let mut out = Vec::new();
+    let dir = p.value("output-dir").cloned();
+    for o in p.values("o").chain(p.values("output")) {
+        let target = match (&dir, o.lit()) {
+            (Some(d), Some(name)) if !name.starts_with('/') => match d.lit() {
+                Some(dl) => Arg::literal(format!("{}/{name}", dl.trim_end_matches('/'))),
+                None => d.clone(),
+            },
+            _ => o.clone(),
+        };
+        if target.lit() != Some("-") {
+            out.push(effect(EffectKind::Write, &target, false));
+        }
+    }
+    if p.has("O") || p.has("remote-name") || p.has("remote-name-all") {
+        // The file name comes from the URL.
+        let target = dir.unwrap_or_else(|| Arg::literal("."));
+        out.push(effect(EffectKind::Write, &target, true));
+    }
+    for f in p
+        .values("D")
+        .chain(p.values("dump-header"))
+        .chain(p.values("c"))
+        .chain(p.values("cookie-jar"))
+        .chain(p.values("trace"))
+        .chain(p.values("trace-ascii"))
+        .chain(p.values("stderr"))
+    {
+        if f.lit() != Some("-") {
+            out.push(effect(EffectKind::Write, f, false));
+        }
+    }
+    for f in p
+        .values("T")
+        .chain(p.values("upload-file"))
+        .chain(p.values("K"))
+        .chain(p.values("config"))
+        .chain(p.values("netrc-file"))
+    {
+        out.push(effect(EffectKind::Read, f, false));
+    }
+    for d in p
+        .values("d")
+        .chain(p.values("data"))
+        .chain(p.values("data-binary"))
+        .chain(p.values("data-urlencode"))
+        .chain(p.values("F"))
+        .chain(p.values("form"))
+        .chain(p.values("json"))
+    {
+        if let Some(t) = d.lit()
+            && let Some(pos) = t.find('@')
+            && t[pos + 1..] != *"-"
+        {
+            let file = t[pos + 1..].split(';').next().unwrap_or("");
+            out.push(effect(EffectKind::Read, &Arg::literal(file), false));
+        }
+    }
+    out
+}
+
+fn wget(_: &str, args: &[Arg]) -> Vec<Action> {
+    let p = args::parse(
+        args,
+        spec(
+            "OoaPiUTtQe",
+            &[
+                "output-document",
+                "output-file",
+                "append-output",
+                "directory-prefix",
+                "input-file",
+                "user-agent",
+                "timeout",
+                "tries",
+                "quota",
+                "execute",
+                "user",
+                "password",
+                "header",
+                "post-data",
+                "post-file",
+                "body-file",
+                "load-cookies",
+                "save-cookies",
+                "ca-certificate",
+                "certificate",
+                "private-key",
+            ],
+            false,
+        ),
+    );
+    let mut out = Vec::new();
+    for o in p.values("O").chain(p.values("output-document")) {
+        if o.lit() != Some("-") {
+            out.push(effect(EffectKind::Write, o, false));
+        }
+    }
+    for o in p
+        .values("o")
+        .chain(p.values("output-file"))
+        .chain(p.values("save-cookies"))
+    {
+        out.push(effect(EffectKind::Write, o, false));
+    }
+    for o in p.values("a").chain(p.values("append-output")) {
+        out.push(effect(EffectKind::Append, o, false));
+    }
+    if p.value("O").is_none() && p.value("output-document").is_none() {
+        let dir = p
+            .value("P")
+            .or_else(|| p.value("directory-prefix"))
+            .cloned()
+            .unwrap_or_else(|| Arg::literal("."));
+        out.push(effect(EffectKind::Write, &dir, true));
+    }
+    for f in p
+        .values("i")
+        .chain(p.values("input-file"))
+        .chain(p.values("post-file"))
+        .chain(p.values("body-file"))
+        .chain(p.values("load-cookies"))
+    {
+        out.push(effect(EffectKind::Read, f, false));
+    }
+    if p.value("e").is_some() || p.value("execute").is_some() {
+        out.push(finding(
+            FindingKind::InlineCode,
+            "wget -e runs a .wgetrc command",
         ));
     }
     out

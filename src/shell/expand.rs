@@ -59,8 +59,42 @@ enum Seg {
     AtWords(Vec<String>),
 }
 
+/// Plain text with nothing to expand: its value, if so (the common case,
+/// kept cheap).
+fn plain_text(w: &Word) -> Option<String> {
+    let mut out = String::new();
+    for p in &w.parts {
+        match p {
+            Part::Lit { text, quoted } => {
+                if !quoted && text.contains(['{', '~', '*', '?', '[']) {
+                    return None;
+                }
+                out.push_str(text);
+            }
+            Part::Double(inner) => {
+                for q in inner {
+                    match q {
+                        Part::Lit { text, .. } => out.push_str(text),
+                        _ => return None,
+                    }
+                }
+            }
+            Part::Param(_) | Part::CommandSub { .. } | Part::Arith(_) | Part::ProcessSub { .. } => {
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
 /// Expand a word into the argument words it becomes.
 pub fn expand(w: &Word, mode: Mode, env: &dyn Env) -> Vec<Arg> {
+    if let Some(text) = plain_text(w) {
+        return vec![Arg {
+            raw: w.raw.clone(),
+            value: ArgValue::Literal { text },
+        }];
+    }
     let mut segs = Vec::new();
     for p in &w.parts {
         segments(p, false, env, &mut segs);
@@ -118,10 +152,9 @@ pub fn expand(w: &Word, mode: Mode, env: &dyn Env) -> Vec<Arg> {
             Seg::Dyn { resolved: None, .. } | Seg::AtWords(_) => resolved = None,
         }
     }
-    if mode == Mode::Argv && !any_quoted && resolved.as_deref() == Some("") {
-        // An unquoted expansion to nothing disappears from the command.
-        return Vec::new();
-    }
+    // An unquoted expansion to nothing would vanish from the command; it
+    // is kept as a dynamic word so argv[0] stays visibly dynamic.
+    let _ = any_quoted;
     vec![Arg {
         raw,
         value: ArgValue::Dynamic { resolved },

@@ -86,12 +86,47 @@ pub fn analyze(req: Request) -> Analysis {
     }
 }
 
+/// Parse and walk without the panic guard or the thread: for the fuzz
+/// target, which must see panics and stack overflows.
+pub fn analyze_unguarded(text: &str) -> Analysis {
+    let req = Request {
+        script: Vec::new(),
+        max_bytes: MAX_COMMAND_BYTES,
+        positional: Positional {
+            dollar0: "bash".into(),
+            args: vec!["a b".into(), "*".into()],
+        },
+        cwd: PathBuf::from("/tmp"),
+        home: Some("/root".into()),
+        env: HashMap::from([("HOME".to_string(), "/root".to_string())]),
+        trust_env: true,
+        dialect: Dialect::Bash,
+        budget: TIME_BUDGET,
+    };
+    if bracket_depth(text) > MAX_BRACKET_DEPTH {
+        return Analysis::opaque("too deep");
+    }
+    run(text, &req)
+}
+
 fn guarded(text: String, req: Request) -> Analysis {
-    let result = std::panic::catch_unwind(move || run(&text, &req));
+    let result = std::panic::catch_unwind(move || {
+        let (analysis, script) = run_keep(&text, &req);
+        // Freeing a large syntax tree costs as much as building it; the
+        // shim analyses once per process, so the tree is let go instead.
+        std::mem::forget(script);
+        analysis
+    });
     result.unwrap_or_else(|_| Analysis::opaque("internal error while analysing the script"))
 }
 
 fn run(text: &str, req: &Request) -> Analysis {
+    run_keep(text, req).0
+}
+
+/// Parse and walk; also hand back the syntax tree (None when parsing
+/// failed).
+fn run_keep(text: &str, req: &Request) -> (Analysis, Option<parse::Script>) {
     let deadline = Instant::now() + req.budget;
     let opts = parse::Options {
         deadline: Some(deadline),
@@ -100,7 +135,10 @@ fn run(text: &str, req: &Request) -> Analysis {
     let script = match parse::parse(text, &opts) {
         Ok(s) => s,
         Err(e) => {
-            return Analysis::opaque(format!("{} (at byte {})", e.message, e.offset));
+            return (
+                Analysis::opaque(format!("{} (at byte {})", e.message, e.offset)),
+                None,
+            );
         }
     };
     let input = walk::Input {
@@ -112,7 +150,8 @@ fn run(text: &str, req: &Request) -> Analysis {
         dialect: req.dialect,
         deadline: Some(deadline),
     };
-    walk::walk(&script, text, &input)
+    let analysis = walk::walk(&script, text, &input);
+    (analysis, Some(script))
 }
 
 /// The deepest bracket nesting, ignoring quotes (a cheap pre-check).
@@ -131,3 +170,5 @@ fn bracket_depth(text: &str) -> usize {
     }
     max
 }
+#[cfg(test)]
+mod tests;

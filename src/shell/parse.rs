@@ -67,6 +67,21 @@ pub fn parse(src: &str, opts: &Options) -> Result<Script, ParseError> {
     })
 }
 
+/// Parse text that bash will evaluate as arithmetic at run time (a
+/// subscript in `declare 'a[…]=1'`, a `let` argument, a variable's value):
+/// the substitutions in it, as a script whose list is empty.
+pub fn parse_arith(text: &str, opts: &Options) -> Result<(Arith, Script), ParseError> {
+    let mut p = Parser::new(text.as_bytes(), *opts);
+    let arith = p.arith_from_text(text, 0)?;
+    Ok((
+        arith,
+        Script {
+            list: List::default(),
+            heredocs: p.heredocs,
+        },
+    ))
+}
+
 /// What ends the list being parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stop {
@@ -744,6 +759,9 @@ impl<'s> Parser<'s> {
         if tokens.is_empty() {
             return Err(self.err("empty `[[ ]]`"));
         }
+        if !cond_grammar_ok(&tokens) {
+            return Err(self.err("syntax error in conditional expression"));
+        }
         let redirects = self.trailing_redirects()?;
         Ok(Command::Compound(Compound::Cond(tokens), redirects))
     }
@@ -944,6 +962,16 @@ impl<'s> Parser<'s> {
         let mut subscript = None;
         let mut k = j;
         if self.s.get(k) == Some(&b'[') {
+            // A cheap look first: only parse the subscript when it really
+            // ends in `]=` or `]+=` (parsing and backtracking on every
+            // `name[` word would be exponential in nested substitutions).
+            let Some(close) = self.subscript_close(k + 1) else {
+                return Ok(None);
+            };
+            let after = &self.s[close + 1..];
+            if !(after.starts_with(b"=") || after.starts_with(b"+=")) {
+                return Ok(None);
+            }
             // Find the matching `]` followed by `=` or `+=`.
             let save = self.i;
             self.i = k + 1;
@@ -994,6 +1022,47 @@ impl<'s> Parser<'s> {
             value,
             raw: self.text(start, self.i),
         }))
+    }
+
+    /// Where the `]` closing a subscript that starts at `from` is, by a
+    /// lexical scan (quotes skipped, brackets and parentheses counted), or
+    /// None if the word ends first or the subscript is implausibly long.
+    fn subscript_close(&self, from: usize) -> Option<usize> {
+        const MAX_SUBSCRIPT_BYTES: usize = 4096;
+        let (mut brackets, mut parens) = (0usize, 0usize);
+        let mut j = from;
+        while j < self.s.len() && j - from < MAX_SUBSCRIPT_BYTES {
+            match self.s[j] {
+                b'\\' => j += 1,
+                b'\'' => {
+                    j += 1;
+                    while j < self.s.len() && self.s[j] != b'\'' {
+                        j += 1;
+                    }
+                }
+                b'"' => {
+                    j += 1;
+                    while j < self.s.len() && self.s[j] != b'"' {
+                        if self.s[j] == b'\\' {
+                            j += 1;
+                        }
+                        j += 1;
+                    }
+                }
+                b'(' => parens += 1,
+                b')' if parens == 0 => return None,
+                b')' => parens -= 1,
+                b'[' => brackets += 1,
+                b']' if brackets == 0 && parens == 0 => return Some(j),
+                b']' => brackets = brackets.saturating_sub(1),
+                b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' if parens == 0 => {
+                    return None;
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        None
     }
 
     /// Word parts up to an unquoted `]` (array subscripts).
@@ -1854,7 +1923,7 @@ impl<'s> Parser<'s> {
         });
         self.heredocs = std::mem::take(&mut sub.heredocs);
         result.map_err(|e| ParseError {
-            message: format!("in a substitution: {}", e.message),
+            message: prefixed("in a substitution: ", e.message),
             offset: self.i,
         })
     }
@@ -1903,7 +1972,7 @@ impl<'s> Parser<'s> {
         })();
         self.heredocs = std::mem::take(&mut sub.heredocs);
         result.map_err(|e| ParseError {
-            message: format!("in a here-document: {}", e.message),
+            message: prefixed("in a here-document: ", e.message),
             offset: self.i,
         })?;
         Ok(parts)
@@ -2014,7 +2083,7 @@ impl<'s> Parser<'s> {
         })();
         self.heredocs = std::mem::take(&mut sub.heredocs);
         result.map_err(|e| ParseError {
-            message: format!("in an arithmetic expression: {}", e.message),
+            message: prefixed("in an arithmetic expression: ", e.message),
             offset: at,
         })?;
         Ok(Arith {
@@ -2032,6 +2101,83 @@ enum WordCtx {
     ParamOperand,
     Subscript,
     Regex,
+}
+
+/// bash's `[[ ]]` grammar: expr := term (('&&'|'||') term)*;
+/// term := '!' term | '(' expr ')' | UNARY word | word [BINARY word].
+fn cond_grammar_ok(tokens: &[CondToken]) -> bool {
+    const UNARY: &[&str] = &[
+        "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w",
+        "-x", "-G", "-L", "-N", "-O", "-S", "-z", "-n", "-o", "-v", "-R",
+    ];
+    const BINARY: &[&str] = &[
+        "==", "=", "!=", "=~", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef",
+    ];
+    fn word(t: Option<&CondToken>) -> Option<&str> {
+        match t {
+            Some(CondToken::Word(w)) => Some(w.raw.as_str()),
+            _ => None,
+        }
+    }
+    fn op(t: Option<&CondToken>) -> Option<&str> {
+        match t {
+            Some(CondToken::Op(o)) => Some(o.as_str()),
+            _ => None,
+        }
+    }
+    fn expr(t: &[CondToken], i: &mut usize, depth: usize) -> bool {
+        if depth > 200 || !term(t, i, depth) {
+            return false;
+        }
+        while matches!(op(t.get(*i)), Some("&&" | "||")) {
+            *i += 1;
+            if !term(t, i, depth) {
+                return false;
+            }
+        }
+        true
+    }
+    fn term(t: &[CondToken], i: &mut usize, depth: usize) -> bool {
+        if word(t.get(*i)) == Some("!") {
+            *i += 1;
+            return term(t, i, depth + 1);
+        }
+        if op(t.get(*i)) == Some("(") {
+            *i += 1;
+            if !expr(t, i, depth + 1) || op(t.get(*i)) != Some(")") {
+                return false;
+            }
+            *i += 1;
+            return true;
+        }
+        let Some(first) = word(t.get(*i)) else {
+            return false;
+        };
+        // A unary operator needs an operand (`[[ -f ]]` is an error),
+        // unless a binary operator follows it (`[[ -f = x ]]`).
+        let next_is_binary = word(t.get(*i + 1)).is_some_and(|n| BINARY.contains(&n))
+            || matches!(op(t.get(*i + 1)), Some("<" | ">"));
+        if UNARY.contains(&first) && !next_is_binary {
+            if word(t.get(*i + 1)).is_none() {
+                return false;
+            }
+            *i += 2;
+            return true;
+        }
+        *i += 1;
+        let bin = word(t.get(*i)).filter(|n| BINARY.contains(n)).is_some()
+            || matches!(op(t.get(*i)), Some("<" | ">"));
+        if bin {
+            *i += 1;
+            if word(t.get(*i)).is_none() {
+                return false;
+            }
+            *i += 1;
+        }
+        true
+    }
+    let mut i = 0;
+    expr(tokens, &mut i, 0) && i == tokens.len()
 }
 
 /// Split the text of `for ((a; b; c))` at its top-level semicolons.
@@ -2078,6 +2224,15 @@ fn split_arith_for(raw: &str) -> Vec<String> {
     }
     out.push(cur);
     out
+}
+
+/// Prefix an error message once (nested errors would repeat it).
+fn prefixed(prefix: &str, message: String) -> String {
+    if message.starts_with(prefix) {
+        message
+    } else {
+        format!("{prefix}{message}")
+    }
 }
 
 fn utf8_len(first: u8) -> usize {

@@ -137,14 +137,14 @@ struct Cwd {
 
 #[derive(Debug, Clone)]
 struct Frame {
-    positional: Option<Positional>,
+    positional: Option<Rc<Positional>>,
     via: Vec<String>,
     depth: usize,
     in_function: Option<String>,
-    cwd: Cwd,
+    cwd: Rc<Cwd>,
     /// The texts of this script and every enclosing one (for the taint
     /// scan).
-    texts: Vec<Rc<str>>,
+    texts: Rc<Vec<Rc<str>>>,
     dialect: Dialect,
     /// The last pipeline was a `cd` (for `cd x && …`).
     cd_fresh: bool,
@@ -162,6 +162,13 @@ struct Walker<'a> {
     /// Paths the script writes (a script file it runs later may differ).
     written: Vec<PathBuf>,
     nested_scripts: usize,
+    /// Literal values of scalars, as far as the walk knows them.
+    values: HashMap<String, String>,
+    /// Variables declared integer (`declare -i`).
+    integers: std::collections::HashSet<String>,
+    arith_depth: usize,
+    /// Path resolutions already done.
+    resolved: HashMap<(PathBuf, String), (PathBuf, PathBuf)>,
 }
 
 /// Walk a parsed top-level script.
@@ -173,17 +180,21 @@ pub fn walk(script: &Script, text: &str, input: &Input) -> Analysis {
         at_start: true,
         written: Vec::new(),
         nested_scripts: 0,
+        values: HashMap::new(),
+        integers: std::collections::HashSet::new(),
+        arith_depth: 0,
+        resolved: HashMap::new(),
     };
     let mut frame = Frame {
-        positional: Some(input.positional.clone()),
+        positional: Some(Rc::new(input.positional.clone())),
         via: Vec::new(),
         depth: 0,
         in_function: None,
-        cwd: Cwd {
+        cwd: Rc::new(Cwd {
             primary: Some(input.cwd.clone()),
             others: Vec::new(),
-        },
-        texts: vec![Rc::from(text)],
+        }),
+        texts: Rc::new(vec![Rc::from(text)]),
         dialect: input.dialect,
         cd_fresh: false,
         stdin: Stdin::Inherited,
@@ -208,7 +219,7 @@ impl expand::Env for EnvView<'_> {
     }
 
     fn positional(&self) -> Option<&Positional> {
-        self.frame.positional.as_ref()
+        self.frame.positional.as_deref()
     }
 
     fn var(&self, name: &str) -> VarValue {
@@ -231,6 +242,41 @@ impl expand::Env for EnvView<'_> {
         passwd_home(user)
     }
 }
+
+/// Commands `Walker::builtin` interprets.
+const BUILTINS: &[&str] = &[
+    "cd",
+    "pushd",
+    "popd",
+    "eval",
+    "source",
+    ".",
+    "exec",
+    "command",
+    "builtin",
+    "alias",
+    "unalias",
+    "shopt",
+    "set",
+    "shift",
+    "enable",
+    "hash",
+    "trap",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "read",
+    "mapfile",
+    "readarray",
+    "getopts",
+    "printf",
+    "test",
+    "[",
+    "let",
+    "unset",
+];
 
 /// Variables bash itself sets or changes while running.
 const SHELL_MANAGED: &[&str] = &[
@@ -379,12 +425,12 @@ impl<'a> Walker<'a> {
         for (op, p) in &a.rest {
             if *op == AndOrOp::And && prev_was_cd {
                 // `cd x && …`: what follows runs only if the cd worked.
-                f.cwd.others.clear();
+                Rc::make_mut(&mut f.cwd).others.clear();
             }
-            let is_exit = matches!(p.commands.as_slice(), [Command::Simple(s)] if s.words.first().and_then(parse::literal_of).is_some_and(|n| n == "exit" || n == "return"));
-            if *op == AndOrOp::Or && prev_was_cd && is_exit {
+            let is_exit = || matches!(p.commands.as_slice(), [Command::Simple(s)] if s.words.first().is_some_and(|w| w.raw == "exit" || w.raw == "return"));
+            if *op == AndOrOp::Or && prev_was_cd && is_exit() {
                 // `cd x || exit`: later commands run only if the cd worked.
-                f.cwd.others.clear();
+                Rc::make_mut(&mut f.cwd).others.clear();
             }
             self.pipeline(p, sc, f);
             prev_was_cd = f.cd_fresh;
@@ -525,6 +571,9 @@ impl<'a> Walker<'a> {
                 && let Some(CondToken::Word(n)) = tokens.get(i + 1)
                 && subscript_has_code(&n.raw)
             {
+                if let Some(t) = parse::literal_of(n) {
+                    self.subscript_text(&t, "[[ -v ]] subscript", f);
+                }
                 self.finding(
                     FindingKind::RuntimeSink,
                     format!("[[ -v {} ]] evaluates a subscript", n.raw),
@@ -534,8 +583,26 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Arithmetic evaluates the values of the names it reads, recursively:
+    /// look into values the script set to text with substitutions.
+    fn eval_names(&mut self, names: &[String], f: &mut Frame) {
+        for name in names {
+            if let Some(v) = self.values.get(name).cloned()
+                && (v.contains("$(") || v.contains('`') || v.contains("${"))
+            {
+                self.finding(
+                    FindingKind::RuntimeSink,
+                    format!("arithmetic evaluates the value of {name}: {v}"),
+                    None,
+                );
+                self.arith_text(&v, &format!("arithmetic on {name}"), f);
+            }
+        }
+    }
+
     fn arith(&mut self, a: &Arith, sc: &Script, f: &mut Frame) {
         self.parts(&a.parts, sc, f);
+        self.eval_names(&a.names, f);
         for name in &a.names {
             if self.var_is_unsafe(name, f) {
                 self.finding(
@@ -569,10 +636,15 @@ impl<'a> Walker<'a> {
         for (i, w) in s.words.iter().enumerate() {
             let expanded = self.word(w, Mode::Argv, sc, f);
             if i == 0 {
-                // argv[0] is dynamic unless its word became exactly one
-                // literal word (a variable that vanished, brace expansion
-                // into several words, a glob: all dynamic).
-                first_dynamic = !(expanded.len() == 1 && expanded[0].lit().is_some());
+                // argv[0] is dynamic unless its word is plain text that
+                // became exactly one literal word (a parameter, even a
+                // known one, brace expansion into several words, a glob:
+                // all dynamic).
+                first_dynamic = !(expanded.len() == 1 && expanded[0].lit().is_some())
+                    || w.parts.iter().any(|p| {
+                        !matches!(p, Part::Lit { .. })
+                            && !matches!(p, Part::Double(inner) if inner.iter().all(|q| matches!(q, Part::Lit { .. })))
+                    });
             }
             argv.extend(expanded);
         }
@@ -651,6 +723,13 @@ impl<'a> Walker<'a> {
             let text = value
                 .lit()
                 .map_or_else(|| value.raw.clone(), str::to_string);
+            if value.lit().is_none() {
+                self.finding(
+                    FindingKind::AutomodeAssignment,
+                    format!("{} must be a literal number, not {}", a.name, value.raw),
+                    None,
+                );
+            }
             if a.name == "AUTOMODE_TIMEOUT" {
                 self.out.limits.timeout = Some(text);
             } else {
@@ -660,7 +739,82 @@ impl<'a> Walker<'a> {
             let _ = prefix;
             self.assigned_name(&a.name, None);
         }
+        self.remember_value(&a.name, &value, sc, f);
         value
+    }
+
+    /// Track a scalar's literal value (for arithmetic on it later); run
+    /// what an integer variable's assignment evaluates; look into prompt
+    /// and PROMPT_COMMAND values.
+    fn remember_value(&mut self, name: &str, value: &Arg, sc: &Script, f: &mut Frame) {
+        match value.lit() {
+            Some(text) => {
+                self.values.insert(name.to_string(), text.to_string());
+                if self.integers.contains(name) {
+                    self.arith_text(text, &format!("integer assignment to {name}"), f);
+                }
+                match name {
+                    "PROMPT_COMMAND" => {
+                        let positional = f.positional.clone();
+                        let dialect = f.dialect;
+                        self.nested(text, "PROMPT_COMMAND".into(), positional, dialect, f);
+                    }
+                    "PS0" | "PS1" | "PS2" | "PS4" => self.expansion_text(text, name, sc, f),
+                    _ => {}
+                }
+            }
+            None => {
+                self.values.remove(name);
+            }
+        }
+    }
+
+    /// Text bash will expand later (a prompt string): walk the
+    /// substitutions in it.
+    fn expansion_text(&mut self, text: &str, label: &str, _sc: &Script, f: &mut Frame) {
+        if !text.contains("$(") && !text.contains('`') {
+            return;
+        }
+        let doc = format!("cat <<_AUTOMODE_END_\n{text}\n_AUTOMODE_END_\n");
+        let positional = f.positional.clone();
+        let dialect = f.dialect;
+        self.nested(&doc, format!("{label} expansion"), positional, dialect, f);
+    }
+
+    /// Text bash will evaluate as arithmetic at run time: walk the
+    /// substitutions in it, and the values of the variables it names.
+    fn arith_text(&mut self, text: &str, label: &str, f: &mut Frame) {
+        if self.arith_depth > 8 {
+            return;
+        }
+        let opts = parse::Options {
+            deadline: self.input.deadline,
+            ..parse::Options::default()
+        };
+        match parse::parse_arith(text, &opts) {
+            Ok((arith, script)) => {
+                let mut sub = f.clone();
+                sub.via.push(label.to_string());
+                sub.depth += 1;
+                self.arith_depth += 1;
+                self.arith(&arith, &script, &mut sub);
+                self.arith_depth -= 1;
+            }
+            Err(e) => self.finding(
+                FindingKind::RuntimeSink,
+                format!("{label}: {}", e.message),
+                None,
+            ),
+        }
+    }
+
+    /// The subscript of a literal `name[…]` that bash evaluates.
+    fn subscript_text(&mut self, text: &str, label: &str, f: &mut Frame) {
+        if let (Some(open), Some(close)) = (text.find('['), text.rfind(']'))
+            && open < close
+        {
+            self.arith_text(&text[open + 1..close], label, f);
+        }
     }
 
     /// A variable is being set (by assignment, `read`, `for`, `export` …).
@@ -689,7 +843,16 @@ impl<'a> Walker<'a> {
             walker: self,
             frame: f,
         };
-        expand::expand(w, mode, &view)
+        let out = expand::expand(w, mode, &view);
+        if f.dialect == Dialect::Posix && out.len() > 1 && w.raw.contains('{') {
+            // dash has no brace expansion; bash (and so `sh` through the
+            // shim) has: which one runs is not known here.
+            self.give_up(format!(
+                "{}: brace expansion differs between bash and sh/dash",
+                w.raw
+            ));
+        }
+        out
     }
 
     fn parts(&mut self, parts: &[Part], sc: &Script, f: &mut Frame) {
@@ -713,6 +876,7 @@ impl<'a> Walker<'a> {
     fn param(&mut self, p: &Param, sc: &Script, f: &mut Frame) {
         if let Some(sub) = &p.subscript {
             self.parts(&sub.parts, sc, f);
+            self.eval_names(&sub_names(sub), f);
             if let Some(name) = sub_names(sub)
                 .into_iter()
                 .find(|n| self.var_is_unsafe(n, f))
@@ -735,6 +899,9 @@ impl<'a> Walker<'a> {
             ),
             Some(":") => {
                 // Substring offsets are arithmetic.
+                if let Some(w) = p.operands.first() {
+                    self.eval_names(&sub_names(w), f);
+                }
                 if let Some(w) = p.operands.first()
                     && sub_names(w).iter().any(|n| self.var_is_unsafe(n, f))
                 {
@@ -868,6 +1035,19 @@ impl<'a> Walker<'a> {
 
     // ------------------------------------------------------------ effects
 
+    /// `paths::resolve`, remembered: scripts touch the same paths often.
+    fn resolve_in(&mut self, cwd: &std::path::Path, text: &str) -> (PathBuf, PathBuf) {
+        let key = (cwd.to_path_buf(), text.to_string());
+        if let Some(hit) = self.resolved.get(&key) {
+            return hit.clone();
+        }
+        let value = paths::resolve(cwd, text);
+        if self.resolved.len() < 4096 {
+            self.resolved.insert(key, value.clone());
+        }
+        value
+    }
+
     fn resolve(&self, text: &str, f: &Frame) -> (PathBuf, PathBuf) {
         let cwd = f.cwd.primary.clone().unwrap_or_else(|| PathBuf::from("/"));
         paths::resolve(&cwd, text)
@@ -900,7 +1080,7 @@ impl<'a> Walker<'a> {
                         .iter()
                         .map(|c| match target_kind {
                             TargetKind::Glob => paths::glob_base(c, t),
-                            _ => paths::resolve(c, t).0,
+                            _ => self.resolve_in(c, t).0,
                         })
                         .collect()
                 } else {
@@ -910,7 +1090,7 @@ impl<'a> Walker<'a> {
                     let base = paths::glob_base(&cwd, t);
                     (Some(base.clone()), Some(base), others)
                 } else {
-                    let (p, l) = paths::resolve(&cwd, t);
+                    let (p, l) = self.resolve_in(&cwd, t);
                     (Some(p), Some(l), others)
                 }
             }
@@ -934,6 +1114,7 @@ impl<'a> Walker<'a> {
             recursive,
             count,
             redirect,
+            filter: None,
         });
     }
 
@@ -961,8 +1142,10 @@ impl<'a> Walker<'a> {
             .and_then(Arg::lit)
             .is_some_and(|n| self.functions.contains_key(n));
         let idx = self.out.commands.len();
+        let name = argv.first().and_then(Arg::lit).map(str::to_string);
+        let raw0 = argv.first().map(|a| a.raw.clone()).unwrap_or_default();
         self.out.commands.push(CommandInfo {
-            argv: argv.clone(),
+            argv,
             env,
             via: via.clone(),
             in_function: f.in_function.clone(),
@@ -971,24 +1154,32 @@ impl<'a> Walker<'a> {
             depth: f.depth,
             source: source.to_string(),
         });
-        let Some(name) = argv[0].lit().map(str::to_string) else {
+        let Some(name) = name else {
             self.finding(
                 FindingKind::DynamicExecutable,
-                format!("the command name {} is not literal", argv[0].raw),
+                format!("the command name {raw0} is not literal"),
                 Some(idx),
             );
             return Some(idx);
         };
         if calls_function && self.functions.get(&name).copied().unwrap_or(false) {
             // The function changes directory: later paths are unknown.
-            f.cwd.primary = None;
+            Rc::make_mut(&mut f.cwd).primary = None;
         }
-        let args = &argv[1..];
-        if self.builtin(&name, args, f, idx, &stdin) {
-            return Some(idx);
+        // The arguments live in the recorded command; copy them only for
+        // the builtins and tables that need them.
+        let args_of = |w: &Walker<'_>| w.out.commands[idx].argv[1..].to_vec();
+        if BUILTINS.contains(&name.as_str()) {
+            let args = args_of(self);
+            if self.builtin(&name, &args, f, idx, &stdin) {
+                return Some(idx);
+            }
         }
-        let actions = commands::interpret(&name, args);
-        self.apply(actions, args, f, idx, &stdin, &via, source);
+        let actions = commands::interpret(&name, &self.out.commands[idx].argv[1..]);
+        if !actions.is_empty() {
+            let args = args_of(self);
+            self.apply(actions, &args, f, idx, &stdin, &via, source);
+        }
         Some(idx)
     }
 
@@ -1078,12 +1269,26 @@ impl<'a> Walker<'a> {
                 } => {
                     let mut sub = f.clone();
                     sub.via = via.to_vec();
-                    self.script(text, label, positional, dialect, &mut sub, idx, stdin);
+                    self.script(
+                        text,
+                        label,
+                        positional.map(Rc::new),
+                        dialect,
+                        &mut sub,
+                        idx,
+                        stdin,
+                    );
                     if sub.cwd.primary != f.cwd.primary {
                         f.cwd = sub.cwd;
                     }
                 }
                 Action::StdinCode { lang } => self.stdin_code(&lang, stdin, idx),
+                Action::FilteredDelete { target, name } => {
+                    self.effect(EffectKind::Delete, &target, true, f, Some(idx), false, 1);
+                    if let Some(e) = self.out.effects.last_mut() {
+                        e.filter = Some(name);
+                    }
+                }
             }
         }
     }
@@ -1153,7 +1358,7 @@ impl<'a> Walker<'a> {
         &mut self,
         text: ScriptText,
         via: String,
-        positional: Option<Positional>,
+        positional: Option<Rc<Positional>>,
         dialect: Dialect,
         f: &mut Frame,
         idx: usize,
@@ -1195,7 +1400,7 @@ impl<'a> Walker<'a> {
         &mut self,
         body: &str,
         via: String,
-        positional: Option<Positional>,
+        positional: Option<Rc<Positional>>,
         dialect: Dialect,
         f: &mut Frame,
     ) {
@@ -1225,7 +1430,7 @@ impl<'a> Walker<'a> {
         sub.depth += 1;
         sub.via.push(via);
         sub.positional = positional;
-        sub.texts.push(Rc::from(body));
+        Rc::make_mut(&mut sub.texts).push(Rc::from(body));
         sub.dialect = dialect;
         sub.stdin = Stdin::Inherited;
         self.at_start = false;
@@ -1359,23 +1564,24 @@ impl<'a> Walker<'a> {
                     (Some(d), Some(cur)) => {
                         let new = paths::resolve(&cur, &d).0;
                         let mut others = vec![cur];
-                        others.append(&mut f.cwd.others);
+                        others.extend(f.cwd.others.iter().cloned());
                         others.truncate(4);
-                        f.cwd = Cwd {
+                        f.cwd = Rc::new(Cwd {
                             primary: Some(new),
                             others,
-                        };
+                        });
                     }
                     (Some(d), None) if d.starts_with('/') => {
-                        f.cwd.primary = Some(paths::resolve(std::path::Path::new("/"), &d).0);
+                        Rc::make_mut(&mut f.cwd).primary =
+                            Some(paths::resolve(std::path::Path::new("/"), &d).0);
                     }
-                    _ => f.cwd.primary = None,
+                    _ => Rc::make_mut(&mut f.cwd).primary = None,
                 }
                 f.cd_fresh = true;
                 true
             }
             "popd" => {
-                f.cwd.primary = None;
+                Rc::make_mut(&mut f.cwd).primary = None;
                 true
             }
             "eval" => {
@@ -1396,7 +1602,7 @@ impl<'a> Walker<'a> {
             "source" | "." => {
                 if let Some(file) = args.first() {
                     let positional = if args.len() > 1 {
-                        Some(Positional {
+                        Some(Rc::new(Positional {
                             dollar0: f
                                 .positional
                                 .as_ref()
@@ -1406,7 +1612,7 @@ impl<'a> Walker<'a> {
                                 .iter()
                                 .map(|a| a.known().unwrap_or("").to_string())
                                 .collect(),
-                        })
+                        }))
                     } else {
                         f.positional.clone()
                     };
@@ -1427,15 +1633,17 @@ impl<'a> Walker<'a> {
                 // `exec` alone only applies redirections.
                 let mut i = 0;
                 while let Some(t) = args.get(i).and_then(Arg::lit) {
-                    match t {
-                        "-c" | "-l" | "-cl" | "-lc" => i += 1,
-                        "-a" => i += 2,
-                        "--" => {
-                            i += 1;
-                            break;
-                        }
-                        _ => break,
+                    if t == "--" {
+                        i += 1;
+                        break;
                     }
+                    // Clusters of -c, -l and -a NAME (`-cla name`).
+                    let Some(flags) = t.strip_prefix('-').filter(|r| {
+                        !r.is_empty() && r.chars().all(|c| matches!(c, 'c' | 'l' | 'a'))
+                    }) else {
+                        break;
+                    };
+                    i += if flags.contains('a') { 2 } else { 1 };
                 }
                 if i < args.len() {
                     let via = f.via.clone();
@@ -1686,14 +1894,21 @@ impl<'a> Walker<'a> {
                                 None => (t, false),
                             };
                             if nameref
-                                && t.split_once('=')
-                                    .is_some_and(|(_, v)| subscript_has_code(v))
+                                && let Some((_, v)) = t.split_once('=')
+                                && subscript_has_code(v)
                             {
                                 self.finding(
                                     FindingKind::RuntimeSink,
                                     format!("{name} -n {t} refers to a subscript that runs code"),
                                     Some(idx),
                                 );
+                                self.subscript_text(v, "nameref subscript", f);
+                            }
+                            if integer && let Some((n, v)) = t.split_once('=') {
+                                self.integers.insert(n.to_string());
+                                self.arith_text(v, &format!("integer assignment to {n}"), f);
+                            } else if integer {
+                                self.integers.insert(t.to_string());
                             }
                             let base = n.split('[').next().unwrap_or(n).trim_end_matches('+');
                             if subscript_has_code(n) {
@@ -1702,6 +1917,7 @@ impl<'a> Walker<'a> {
                                     format!("{name} {t} evaluates a subscript"),
                                     Some(idx),
                                 );
+                                self.subscript_text(n, &format!("{name} subscript"), f);
                             }
                             if has_value || name != "export" || dangerous_var(base).is_some() {
                                 self.assigned_name(base, Some(idx));
@@ -1744,12 +1960,27 @@ impl<'a> Walker<'a> {
                         stop_at_operand: false,
                     },
                 );
-                if name != "read" && (p.value("C").is_some()) {
+                if name != "read"
+                    && let Some(cb) = p.value("C")
+                {
                     self.finding(
                         FindingKind::RuntimeSink,
                         format!("{name} -C runs a callback"),
                         Some(idx),
                     );
+                    match cb.lit() {
+                        Some(code) => {
+                            let positional = f.positional.clone();
+                            let dialect = f.dialect;
+                            let code = code.to_string();
+                            self.nested(&code, format!("{name} -C"), positional, dialect, f);
+                        }
+                        None => self.finding(
+                            FindingKind::DynamicShell,
+                            format!("{name} -C runs {}, which is not literal", cb.raw),
+                            Some(idx),
+                        ),
+                    }
                 }
                 let mut names: Vec<&Arg> = p.operands.iter().filter_map(|i| args.get(*i)).collect();
                 if name == "getopts" && !names.is_empty() {
@@ -1767,6 +1998,12 @@ impl<'a> Walker<'a> {
                                     format!("{name} {n} evaluates a subscript"),
                                     Some(idx),
                                 );
+                                // getopts assigns without evaluating the
+                                // subscript; read and mapfile evaluate it.
+                                if name != "getopts" {
+                                    let n = n.to_string();
+                                    self.subscript_text(&n, &format!("{name} subscript"), f);
+                                }
                             }
                             self.assigned_name(n.split('[').next().unwrap_or(n), Some(idx));
                         }
@@ -1789,6 +2026,8 @@ impl<'a> Walker<'a> {
                                     format!("printf -v {n} evaluates a subscript"),
                                     Some(idx),
                                 );
+                                let n = n.to_string();
+                                self.subscript_text(&n, "printf -v subscript", f);
                             }
                             self.assigned_name(n.split('[').next().unwrap_or(n), Some(idx));
                         }
@@ -1813,6 +2052,10 @@ impl<'a> Walker<'a> {
                             format!("{name} -v {} evaluates a subscript", n.raw),
                             Some(idx),
                         );
+                        if let Some(t) = n.lit() {
+                            let t = t.to_string();
+                            self.subscript_text(&t, "test -v subscript", f);
+                        }
                     }
                 }
                 true
@@ -1820,12 +2063,26 @@ impl<'a> Walker<'a> {
             "let" => {
                 for a in args {
                     match a.lit() {
-                        Some(t) if t.contains("$(") || t.contains('`') => self.finding(
-                            FindingKind::RuntimeSink,
-                            format!("let {t} runs a substitution"),
-                            Some(idx),
-                        ),
+                        Some(t) if t.contains("$(") || t.contains('`') => {
+                            self.finding(
+                                FindingKind::RuntimeSink,
+                                format!("let {t} runs a substitution"),
+                                Some(idx),
+                            );
+                            let t = t.to_string();
+                            self.arith_text(&t, "let", f);
+                        }
                         Some(t) => {
+                            let probe = Arith {
+                                names: t
+                                    .split(|c: char| !c.is_alphanumeric() && c != '_')
+                                    .filter(|w| parse::is_name(w))
+                                    .map(str::to_string)
+                                    .collect(),
+                                ..Arith::default()
+                            };
+                            let empty = Script::default();
+                            self.arith(&probe, &empty, f);
                             let names: Vec<String> = t
                                 .split(|c: char| !c.is_alphanumeric() && c != '_')
                                 .filter(|w| parse::is_name(w))
@@ -1858,6 +2115,10 @@ impl<'a> Walker<'a> {
                             format!("unset {} evaluates a subscript", a.raw),
                             Some(idx),
                         );
+                        if let Some(t) = a.lit() {
+                            let t = t.to_string();
+                            self.subscript_text(&t, "unset subscript", f);
+                        }
                     }
                 }
                 true
