@@ -7,12 +7,16 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{self, Command};
+use crate::config::{self, Config, ConfigError};
 use crate::context::Context;
 use crate::exec::{self, ChildStatus, ExecError, ExecPlan, Outcome, Termination};
 use crate::exit::Exit;
 use crate::invocation::{self, Invocation, Parsed, ShellKind, Source};
 use crate::limits::{self, LimitSource, Limits, Request, Requests};
-use crate::{nested, realshell, report, script, shell};
+use crate::policy::places::Places;
+use crate::policy::{self, Decision, Verdict};
+use crate::state::{self, Store};
+use crate::{admin, nested, realshell, report, script, session, shell};
 
 /// Programs `automode exec` refuses: shells and wrappers that would run
 /// another command out of sight (the caller should pass that command).
@@ -53,7 +57,21 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
         return Exit::Usage;
     }
 
+    let Some(cwd) = ctx.cwd().map(Path::to_path_buf) else {
+        report::exec_error(&ExecError::WorkspaceChanged(
+            ctx.workspace.clone().err().unwrap_or_default(),
+        ));
+        return Exit::Blocked;
+    };
+    let env = match PolicyEnv::load(ctx, &cwd, true) {
+        Ok(env) => env,
+        Err(e) => {
+            report::config_error(&e);
+            return Exit::Blocked;
+        }
+    };
     let mut requests = environment_requests(ctx);
+    config_requests(&env.config, &mut requests);
     let early = match requests.resolve() {
         Ok(l) => l,
         Err(e) => {
@@ -86,6 +104,58 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
         }
     };
 
+    let decided_at = std::time::Instant::now();
+    let positional = shell::Positional {
+        dollar0: inv
+            .dollar0
+            .as_ref()
+            .unwrap_or(&inv.argv0)
+            .to_string_lossy()
+            .into_owned(),
+        args: inv
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+    };
+    let max_bytes = match inv.source {
+        Source::Command(_) => shell::MAX_COMMAND_BYTES,
+        Source::File(_) | Source::Stdin => shell::MAX_FILE_BYTES,
+    };
+    let dialect = match kind {
+        ShellKind::Bash => shell::Dialect::Bash,
+        ShellKind::Sh => shell::Dialect::Posix,
+    };
+    let trust_env = !inv.options.login;
+    let request = analysis_request(
+        ctx,
+        &script_text,
+        max_bytes,
+        cwd.clone(),
+        positional,
+        trust_env,
+        dialect,
+    );
+    let text = String::from_utf8_lossy(&script_text);
+    let verdict = if inv.options.noexec() {
+        // `bash -n`: bash parses and runs nothing.
+        Verdict::new(
+            Decision::Allow,
+            policy::Tier::Analysis,
+            "noexec",
+            "built-in",
+            "bash -n only parses the script; nothing runs",
+        )
+    } else {
+        env.decide(ctx, &shell::analyze(request), &text)
+    };
+    let decision_time = decided_at.elapsed();
+    if verdict.decision != Decision::Allow {
+        report::blocked(&verdict);
+        env.record(ctx, &text, &cwd, &verdict, decision_time, None);
+        return Exit::Blocked;
+    }
+
     let shell = match realshell::locate(ctx) {
         Ok(s) => s,
         Err(e) => {
@@ -99,7 +169,198 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
     };
     let mut argv = vec![ctx.argv0.clone()];
     argv.extend(inv.real_shell_args(OsStr::from_bytes(&script_text)));
-    supervise(ctx, shell.path, argv, limits)
+    let (exit, outcome) = supervise(ctx, shell.path, argv, limits, &verdict.exec_env);
+    env.record(
+        ctx,
+        &text,
+        &cwd,
+        &verdict,
+        decision_time,
+        Some((exit, outcome.as_ref())),
+    );
+    exit
+}
+
+/// Configuration limits join the requests (below environment and script).
+fn config_requests(cfg: &Config, requests: &mut Requests) {
+    if let Some(t) = &cfg.timeout_seconds {
+        requests.timeout.push(Request {
+            value: t.value.to_string(),
+            source: LimitSource::Config,
+        });
+    }
+    if let Some(b) = &cfg.output_limit_bytes {
+        requests.output_limit.push(Request {
+            value: b.value.to_string(),
+            source: LimitSource::Config,
+        });
+    }
+}
+
+/// What the policy needs besides the analysis, and where verdicts are
+/// recorded.
+struct PolicyEnv {
+    config: Config,
+    places: Places,
+    store: Option<Store>,
+    state_dir: Option<PathBuf>,
+    enabled: (bool, String),
+}
+
+impl PolicyEnv {
+    /// Load configuration and state for a decision in `cwd`. `session`:
+    /// whether this session's on/off switch applies (the shim), or only
+    /// the global one (`automode check`).
+    fn load(ctx: &Context, cwd: &Path, with_session: bool) -> Result<PolicyEnv, ConfigError> {
+        let home = ctx.home().map(|h| policy::places::canon(&h));
+        let xdg_config = ctx.var_str("XDG_CONFIG_HOME");
+        let config = config::load(&config::LoadInput {
+            home: home.as_deref(),
+            xdg_config_home: xdg_config,
+            cwd: Some(cwd),
+            inline: ctx.var_str("AUTOMODE_SETTINGS_JSON"),
+        })?;
+        let state_dir = state::state_dir(home.as_deref(), ctx.var_str("XDG_STATE_HOME"));
+        let store = state_dir
+            .clone()
+            .map(|d| Store::new(d, session::id(ctx.var_str("AUTOMODE_SESSION"))));
+        let session_switch = match (&store, with_session) {
+            (Some(s), true) => s.read().enabled,
+            _ => None,
+        };
+        let global = state_dir.as_deref().and_then(|d| state::global(d).enabled);
+        let enabled = match (session_switch, global) {
+            (Some(on), _) => (on, "automode on/off for this session".to_string()),
+            (None, Some(on)) => (on, "automode on/off".to_string()),
+            (None, None) => (config.enabled.value, config.enabled.source.to_string()),
+        };
+        let exe = ctx
+            .exe
+            .as_deref()
+            .and_then(|e| std::fs::canonicalize(e).ok());
+        let share = exe
+            .as_deref()
+            .and_then(Path::parent)
+            .and_then(Path::parent)
+            .map(|p| p.join("share/automode"))
+            .filter(|p| p.exists());
+        let places = Places {
+            home,
+            cwd: cwd.to_path_buf(),
+            automode_config: config::config_dir(ctx.home().as_deref(), xdg_config),
+            automode_state: state_dir.clone(),
+            automode_share: share,
+            automode_shims: shims_dir(ctx, exe.as_deref()),
+            automode_exe: exe,
+            codex_home: ctx
+                .var_str("CODEX_HOME")
+                .filter(|c| c.starts_with('/'))
+                .map(PathBuf::from),
+        };
+        Ok(PolicyEnv {
+            config,
+            places,
+            store,
+            state_dir,
+            enabled,
+        })
+    }
+
+    fn decide(&self, ctx: &Context, analysis: &shell::Analysis, script: &str) -> Verdict {
+        let git_config_count = ctx
+            .var_str("GIT_CONFIG_COUNT")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        policy::decide(&policy::Ctx {
+            analysis,
+            script,
+            places: &self.places,
+            config: &self.config,
+            enabled: self.enabled.clone(),
+            env_path: ctx.var_str("PATH").unwrap_or(""),
+            xdg_config_home: ctx.var_str("XDG_CONFIG_HOME"),
+            git_config_count,
+        })
+    }
+
+    /// Session counters and the audit line. Failing to record never
+    /// changes the outcome (the command already ran or was refused); it
+    /// is reported.
+    fn record(
+        &self,
+        ctx: &Context,
+        script: &str,
+        cwd: &Path,
+        verdict: &Verdict,
+        decision_time: std::time::Duration,
+        ran: Option<(Exit, Option<&Outcome>)>,
+    ) {
+        let now = ctx
+            .now
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        if let Some(store) = &self.store
+            && let Err(e) = store.update(|s| {
+                state::count(
+                    s,
+                    now,
+                    state::Counted {
+                        decision: verdict.decision.as_str(),
+                        tier: verdict.tier.as_str(),
+                        rule: &verdict.rule,
+                        reason: &verdict.reason,
+                        script,
+                    },
+                );
+            })
+        {
+            report::state_error(&e);
+        }
+        let Some(dir) = &self.state_dir else { return };
+        let outcome = ran.map(|(exit, o)| {
+            serde_json::json!({
+                "exit": exit.code(),
+                "signal": o.and_then(|o| match o.status { Some(ChildStatus::Signaled(s)) => Some(s), _ => None }),
+                "duration_ms": o.map(|o| o.duration.as_millis() as u64),
+                "stdout_bytes": o.map(|o| o.stdout_bytes),
+                "stderr_bytes": o.map(|o| o.stderr_bytes),
+                "truncated": o.is_some_and(|o| o.termination == Some(Termination::OutputLimit)),
+                "timed_out": o.is_some_and(|o| o.termination == Some(Termination::TimedOut)),
+            })
+        });
+        let line = serde_json::json!({
+            "at": now,
+            "session": self.store.as_ref().map(|s| s.session.clone()),
+            "cwd": cwd.to_string_lossy(),
+            "script": state::audit::clip(script),
+            "decision": verdict.decision,
+            "tier": verdict.tier,
+            "rule": verdict.rule,
+            "source": verdict.source,
+            "reason": verdict.reason,
+            "decision_us": decision_time.as_micros() as u64,
+            "ran": ran.is_some(),
+            "outcome": outcome,
+        });
+        if let Err(e) = state::audit::append(dir, &line) {
+            report::state_error(&e);
+        }
+    }
+}
+
+/// The directory of the `bash` shim this process came through.
+fn shims_dir(ctx: &Context, exe: Option<&Path>) -> Option<PathBuf> {
+    let exe = exe?;
+    let argv0 = Path::new(&ctx.argv0);
+    if argv0.components().count() > 1 {
+        return std::fs::canonicalize(argv0.parent()?).ok();
+    }
+    let path = ctx.var("PATH")?;
+    path.as_bytes()
+        .split(|b| *b == b':')
+        .filter(|d| d.first() == Some(&b'/'))
+        .map(|d| Path::new(OsStr::from_bytes(d)).to_path_buf())
+        .find(|d| std::fs::canonicalize(d.join("bash")).is_ok_and(|p| p == exe))
 }
 
 /// The script text: the `-c` word, or the file or stdin read (bounded).
@@ -170,18 +431,29 @@ fn pass_through(ctx: &Context, kind: ShellKind) -> Exit {
 }
 
 /// Run under supervision and report how it ended.
-fn supervise(ctx: &Context, program: PathBuf, argv: Vec<OsString>, limits: Limits) -> Exit {
+fn supervise(
+    ctx: &Context,
+    program: PathBuf,
+    argv: Vec<OsString>,
+    limits: Limits,
+    extra_env: &[(String, String)],
+) -> (Exit, Option<Outcome>) {
     let workspace = match &ctx.workspace {
         Ok(ws) => ws.clone(),
         Err(why) => {
             report::exec_error(&ExecError::WorkspaceChanged(why.clone()));
-            return Exit::Blocked;
+            return (Exit::Blocked, None);
         }
     };
+    let mut env = ctx.env.clone();
+    for (k, v) in extra_env {
+        env.retain(|(name, _)| name != k.as_str());
+        env.push((OsString::from(k), OsString::from(v)));
+    }
     let plan = ExecPlan {
         program,
         argv,
-        env: ctx.env.clone(),
+        env,
         mark_nested: true,
         timeout: limits.timeout,
         output_limit: limits.output_limit,
@@ -192,16 +464,17 @@ fn supervise(ctx: &Context, program: PathBuf, argv: Vec<OsString>, limits: Limit
     match exec::run(&plan) {
         Ok(outcome) => {
             report::outcome(&outcome, limits.timeout, limits.output_limit);
-            exit_of(&outcome)
+            (exit_of(&outcome), Some(outcome))
         }
         Err(err) => {
             report::exec_error(&err);
-            match err {
+            let exit = match err {
                 ExecError::NotFound(_) => Exit::NotFound,
                 ExecError::CannotExecute(..) => Exit::CannotInvoke,
                 ExecError::WorkspaceChanged(_) => Exit::Blocked,
                 ExecError::Os(_) => Exit::Internal,
-            }
+            };
+            (exit, None)
         }
     }
 }
@@ -251,6 +524,15 @@ fn automode_cli(ctx: &Context) -> Exit {
             dollar0,
             args,
         } => check_command(ctx, json, cwd, &script, dollar0, &args),
+        other => {
+            if other.changes_state()
+                && let Some(pid) = session::shim_ancestor(ctx.exe.as_deref())
+            {
+                report::user_only_refused(pid);
+                return Exit::Blocked;
+            }
+            admin::run(ctx, other)
+        }
     }
 }
 
@@ -325,7 +607,15 @@ fn check_command(
         shell::Dialect::Bash,
     );
     let analysis = shell::analyze(request);
-    let verdict = crate::report::provisional_verdict(&analysis);
+    let env = match PolicyEnv::load(ctx, &cwd, false) {
+        Ok(env) => env,
+        Err(e) => {
+            report::config_error(&e);
+            return Exit::Blocked;
+        }
+    };
+    let text = script.to_string_lossy();
+    let verdict = env.decide(ctx, &analysis, &text);
     if json {
         println!("{}", report::check_json(&verdict, &analysis, &cwd));
     } else {
@@ -376,7 +666,7 @@ fn exec_command(
         report::program_not_found(&program.to_string_lossy());
         return Exit::NotFound;
     };
-    supervise(ctx, path, argv, limits)
+    supervise(ctx, path, argv, limits, &[]).0
 }
 
 /// PATH lookup as execvp does it, but only through absolute directories.

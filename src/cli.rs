@@ -21,8 +21,55 @@ pub enum Command {
         dollar0: Option<OsString>,
         args: Vec<OsString>,
     },
+    /// `automode status [--json]`: on/off, counters, last decision.
+    Status {
+        json: bool,
+    },
+    /// `automode config [--json]`: effective values with sources.
+    Config {
+        json: bool,
+    },
+    /// `automode defaults`: the built-in lists and tables.
+    Defaults,
+    /// `automode denials [--json] [--session ID]`.
+    Denials {
+        json: bool,
+        session: Option<String>,
+    },
+    /// `automode log [-n N] [--json]`: the audit log's last lines.
+    Log {
+        lines: usize,
+        json: bool,
+    },
+    /// `automode guidance`: text for AGENTS.md and system prompts.
+    Guidance,
+    /// `automode on|off [--session ID]` (user only).
+    Switch {
+        on: bool,
+        session: Option<String>,
+    },
+    /// `automode reset [--session ID]` (user only).
+    Reset {
+        session: Option<String>,
+    },
+    /// `automode trust|untrust [DIR]` (user only).
+    Trust {
+        trusted: bool,
+        dir: Option<OsString>,
+    },
     Help,
     Version,
+}
+
+impl Command {
+    /// Commands that change automode's state: only the user may run
+    /// them, never an agent's command.
+    pub fn changes_state(&self) -> bool {
+        matches!(
+            self,
+            Command::Switch { .. } | Command::Reset { .. } | Command::Trust { .. }
+        )
+    }
 }
 
 /// A bad `automode` command line.
@@ -75,12 +122,56 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, CliError> {
         Value(sub) if sub == "help" => Ok(Command::Help),
         Value(sub) if sub == "exec" => parse_exec(&mut parser),
         Value(sub) if sub == "check" => parse_check(&mut parser),
-        Value(sub) => Err(CliError(format!(
-            "unknown command {:?}; see `automode --help`",
-            sub.to_string_lossy()
-        ))),
+        Value(sub) => parse_other(&sub.to_string_lossy(), &mut parser),
         other => Err(other.unexpected().into()),
     }
+}
+
+/// The subcommands that take only flags (and `trust DIR`).
+fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliError> {
+    use lexopt::prelude::*;
+    let mut json = false;
+    let mut session = None;
+    let mut lines = 20usize;
+    let mut dir = None;
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("json") if matches!(sub, "status" | "config" | "denials" | "log") => json = true,
+            Long("session") if matches!(sub, "on" | "off" | "reset" | "denials") => {
+                session = Some(string_value(parser, "--session")?);
+            }
+            Short('n') | Long("lines") if sub == "log" => {
+                let v = string_value(parser, "-n")?;
+                lines = v
+                    .parse()
+                    .map_err(|_| CliError(format!("-n needs a number of lines, not {v:?}")))?;
+            }
+            Value(v) if matches!(sub, "trust" | "untrust") && dir.is_none() => dir = Some(v),
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    Ok(match sub {
+        "status" => Command::Status { json },
+        "config" => Command::Config { json },
+        "defaults" => Command::Defaults,
+        "denials" => Command::Denials { json, session },
+        "log" => Command::Log { lines, json },
+        "guidance" => Command::Guidance,
+        "on" | "off" => Command::Switch {
+            on: sub == "on",
+            session,
+        },
+        "reset" => Command::Reset { session },
+        "trust" | "untrust" => Command::Trust {
+            trusted: sub == "trust",
+            dir,
+        },
+        _ => {
+            return Err(CliError(format!(
+                "unknown command {sub:?}; see `automode --help`"
+            )));
+        }
+    })
 }
 
 fn parse_exec(parser: &mut lexopt::Parser) -> Result<Command, CliError> {

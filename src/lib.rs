@@ -4,15 +4,20 @@
 //! The binary (`main.rs`) only captures the process context and hands it to
 //! `app::run`; everything else lives in these modules.
 
+pub mod admin;
 pub mod app;
 pub mod cli;
+pub mod config;
 pub mod context;
 pub mod exec;
 pub mod exit;
 pub mod invocation;
 pub mod limits;
 pub mod nested;
+pub mod policy;
 pub mod realshell;
 pub mod report;
 pub mod script;
+pub mod session;
 pub mod shell;
+pub mod state;

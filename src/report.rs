@@ -7,9 +7,11 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::time::Duration;
 
+use crate::config::ConfigError;
 use crate::exec::{ExecError, Outcome, Termination};
 use crate::invocation::{UsageError, usage_text};
 use crate::limits::LimitError;
+use crate::policy::{Decision, Verdict};
 use crate::realshell::RealShellError;
 use crate::script::{MAX_SCRIPT_BYTES, ScriptError};
 
@@ -194,32 +196,62 @@ pub fn seconds(d: Duration) -> String {
     format!("{s} s")
 }
 
-/// The decision shown by `automode check` until the policy engine exists:
-/// opaque scripts are denied, everything else allowed.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct CheckVerdict {
-    pub decision: &'static str,
-    pub tier: &'static str,
-    pub reason: String,
+/// Why a command did not run: one paragraph on stderr, with what to do.
+pub fn blocked(v: &Verdict) {
+    say(&blocked_text(v));
 }
 
-pub fn provisional_verdict(a: &crate::shell::Analysis) -> CheckVerdict {
-    match &a.opaque {
-        Some(why) => CheckVerdict {
-            decision: "deny",
-            tier: "analysis",
-            reason: format!("the script could not be analysed: {why}"),
-        },
-        None => CheckVerdict {
-            decision: "allow",
-            tier: "no-policy",
-            reason: "no policy configured".into(),
-        },
-    }
+/// The refusal paragraph (also used by tests and `automode check`).
+pub fn blocked_text(v: &Verdict) -> String {
+    let what = match v.decision {
+        Decision::Ask => "This needs the user's approval: tell the user exactly which command you want to run and why, and let them run it or allow it (a permissions.allow rule in their automode config). Do not try another way to do the same thing.".to_string(),
+        Decision::Classify => "It needs review by the classifier, and no classifier is configured, so commands that need review cannot run. Report this to the user (they can run it themselves, allow it with a permissions.allow rule, or configure a classifier); do not try an equivalent command to get around it.".to_string(),
+        Decision::Deny | Decision::Allow => {
+            let mut t = "Report this to the user; do not try an equivalent command to get around it.".to_string();
+            if v.rule == "bulk-delete" || v.rule == "rm-root" {
+                t.push_str(" To delete, name one literal target per call (for example `rm -r build`).");
+            }
+            if v.rule == "opaque" {
+                t.push_str(" A simpler script without the construct named above may be analysable.");
+            }
+            t
+        }
+    };
+    let verb = match v.decision {
+        Decision::Ask => "needs the user's approval",
+        Decision::Classify => "needs review",
+        _ => "is not allowed",
+    };
+    format!(
+        "blocked: this command did not run; it {verb}. Reason: {}. Rule: {} ({} tier, from {}). {what}",
+        v.reason.trim_end_matches('.'),
+        v.rule,
+        v.tier.as_str(),
+        v.source
+    )
+}
+
+/// A configuration file that blocks everything until fixed.
+pub fn config_error(e: &ConfigError) {
+    say(&format!(
+        "blocked: this command did not run because automode's configuration is invalid: {e}. Report this to the user; they must fix the file (`automode config` shows what is read)."
+    ));
+}
+
+/// Session state or the audit log could not be written.
+pub fn state_error(why: &str) {
+    say(&format!("warning: could not record the decision: {why}"));
+}
+
+/// A user-only command run from inside an agent's command.
+pub fn user_only_refused(pid: i32) {
+    say(&format!(
+        "refused: this command changes automode's state and only the user may run it, in their own terminal; it is running inside an agent's shell command (automode shim process {pid})."
+    ));
 }
 
 /// `automode check --json`: one object; names are stable for tools.
-pub fn check_json(v: &CheckVerdict, a: &crate::shell::Analysis, cwd: &std::path::Path) -> String {
+pub fn check_json(v: &Verdict, a: &crate::shell::Analysis, cwd: &std::path::Path) -> String {
     use crate::shell::analysis::ArgValue;
     let commands: Vec<serde_json::Value> = a
         .commands
@@ -268,7 +300,12 @@ pub fn check_json(v: &CheckVerdict, a: &crate::shell::Analysis, cwd: &std::path:
     let value = serde_json::json!({
         "decision": v.decision,
         "tier": v.tier,
+        "rule": v.rule,
+        "source": v.source,
         "reason": v.reason,
+        "trace": v.trace,
+        "exec_env": v.exec_env,
+        "assignments": a.assignments,
         "opaque": a.opaque,
         "cwd": cwd.to_string_lossy(),
         "commands": commands,
@@ -281,8 +318,18 @@ pub fn check_json(v: &CheckVerdict, a: &crate::shell::Analysis, cwd: &std::path:
 }
 
 /// `automode check` for people.
-pub fn check_text(v: &CheckVerdict, a: &crate::shell::Analysis, cwd: &std::path::Path) -> String {
-    let mut out = format!("decision: {} ({}): {}\n", v.decision, v.tier, v.reason);
+pub fn check_text(v: &Verdict, a: &crate::shell::Analysis, cwd: &std::path::Path) -> String {
+    let mut out = format!(
+        "decision: {} ({} tier, rule {}, from {}): {}\n",
+        v.decision,
+        v.tier.as_str(),
+        v.rule,
+        v.source,
+        v.reason
+    );
+    for step in &v.trace {
+        let _ = writeln!(out, "  {:26} {}", step.tier.as_str(), step.outcome);
+    }
     let _ = writeln!(out, "cwd: {}", cwd.display());
     if let Some(why) = &a.opaque {
         let _ = writeln!(out, "opaque: {why}");

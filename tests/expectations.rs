@@ -41,6 +41,7 @@ fn refusal_finding(a: &Analysis) -> bool {
             f.kind,
             FindingKind::DynamicExecutable
                 | FindingKind::DynamicShell
+                | FindingKind::MissingScript
                 | FindingKind::RuntimeSink
                 | FindingKind::ParseStateChange
                 | FindingKind::DangerousAssignment

@@ -249,6 +249,7 @@ fn check_case(case: &Case) -> Outcome {
     if analysis.opaque.is_none() {
         let dynamic = analysis.has(FindingKind::DynamicExecutable)
             || analysis.has(FindingKind::DynamicShell)
+            || analysis.has(FindingKind::MissingScript)
             || analysis.has(FindingKind::RuntimeSink)
             || analysis.has(FindingKind::ParseStateChange);
         for (_, words) in trace.iter().filter(|(_, w)| is_command(w)) {

@@ -15,7 +15,7 @@ use crate::support::{Env, Reaper, alive, kill_all, run, survives, wait_with_guar
 
 #[test]
 fn passes_exit_statuses_through() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     for (script, code) in [
         ("exit 0", 0),
         ("exit 1", 1),
@@ -30,7 +30,7 @@ fn passes_exit_statuses_through() {
 
 #[test]
 fn dies_by_the_signal_that_killed_the_shell() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     for (script, sig) in [
         ("kill -TERM $$", 15),
         ("kill -SEGV $$", 11),
@@ -55,7 +55,7 @@ fn dies_by_the_signal_that_killed_the_shell() {
 
 #[test]
 fn reports_a_killed_background_job_like_bash() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let r = run(&mut env.script("sleep 41.01 & kill -KILL $!; wait $!"));
     assert_eq!(r.code(), Some(137));
 }
@@ -63,7 +63,7 @@ fn reports_a_killed_background_job_like_bash() {
 #[test]
 fn real_shell_missing_or_not_executable_gives_127_or_126() {
     for (record, code) in [("/nonexistent/bash", 127), ("{NOEXEC}", 126)] {
-        let env = Env::new();
+        let env = Env::supervision_only();
         // An installed layout: bin/automode + share/automode/real-shell.
         let bin = env.root().join("prefix/bin");
         let share = env.root().join("prefix/share/automode");
@@ -88,7 +88,7 @@ fn real_shell_missing_or_not_executable_gives_127_or_126() {
 
 #[test]
 fn stdin_is_dev_null_and_reads_get_eof_at_once() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let r = run(&mut env.script(r#"cat; echo "cat-rc=$?""#));
     assert_eq!(r.stdout(), "cat-rc=0\n");
     assert!(r.secs() < 5.0);
@@ -102,7 +102,7 @@ fn stdin_is_dev_null_and_reads_get_eof_at_once() {
 
 #[test]
 fn stdin_is_closed_even_when_the_caller_passes_a_pipe() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let mut c = env.script("cat; echo done");
     c.stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -118,7 +118,7 @@ fn stdin_is_closed_even_when_the_caller_passes_a_pipe() {
 
 #[test]
 fn runs_in_its_own_session_and_group() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let r = run(&mut env.script("ps -o pid=,pgid=,sid= -p $$"));
     let f: Vec<i32> = r
         .stdout()
@@ -133,7 +133,7 @@ fn runs_in_its_own_session_and_group() {
 
 #[test]
 fn child_has_no_blocked_signals_and_only_the_callers_ignored_ones() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let probe = r#"grep -E "Sig(Blk|Ign)" /proc/self/status"#;
     let ours = run(&mut env.script(probe));
     let theirs = run(&mut env.real(probe));
@@ -149,7 +149,7 @@ fn child_has_no_blocked_signals_and_only_the_callers_ignored_ones() {
 
 #[test]
 fn sigpipe_is_default_in_the_child() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let r = run(&mut env.script(r#"yes | head -c 2 >/dev/null; echo "ps=${PIPESTATUS[*]}""#));
     assert_eq!(r.stdout(), "ps=141 0\n");
     assert!(!r.stderr().contains("Broken pipe"), "{}", r.stderr());
@@ -157,7 +157,7 @@ fn sigpipe_is_default_in_the_child() {
 
 #[test]
 fn times_out_even_when_the_caller_blocked_every_signal() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "1");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "1");
     let _r = Reaper(vec!["sleep 41.02"]);
     let shim = env.shims.join("bash");
     let py = format!(
@@ -173,7 +173,7 @@ fn times_out_even_when_the_caller_blocked_every_signal() {
 
 #[test]
 fn works_when_the_caller_ignores_sigchld() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let shim = env.shims.join("bash");
     let py = format!(
         "import os,signal; signal.signal(signal.SIGCHLD, signal.SIG_IGN); \
@@ -192,7 +192,7 @@ fn timed(env: &Env, script: &str) -> crate::support::Run {
 
 #[test]
 fn timeout_kills_and_exits_124() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "1");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "1");
     let _r = Reaper(vec!["sleep 31.1"]);
     let r = timed(&env, "sleep 31.1");
     assert_eq!(r.code(), Some(124));
@@ -207,7 +207,7 @@ fn timeout_kills_and_exits_124() {
 
 #[test]
 fn timeout_escalates_to_kill_when_term_is_ignored() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "1");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "1");
     let _r = Reaper(vec!["sleep 31.2"]);
     let r = timed(&env, "trap '' TERM; sleep 31.2");
     assert_eq!(r.code(), Some(124));
@@ -217,7 +217,7 @@ fn timeout_escalates_to_kill_when_term_is_ignored() {
 
 #[test]
 fn timeout_is_124_even_if_the_handler_exits_zero() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "1");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "1");
     let _r = Reaper(vec!["sleep 31.3"]);
     let r = timed(&env, "trap 'exit 0' TERM; sleep 31.3");
     assert_eq!(r.code(), Some(124), "{}", r.stderr());
@@ -227,7 +227,7 @@ fn timeout_is_124_even_if_the_handler_exits_zero() {
 
 #[test]
 fn kill_still_goes_out_after_the_leader_dies_at_term() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "1");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "1");
     let _r = Reaper(vec!["sleep 31.4", "sleep 31.5"]);
     let r = timed(&env, r#"(trap "" TERM; sleep 31.4) & sleep 31.5"#);
     assert_eq!(r.code(), Some(124));
@@ -237,7 +237,7 @@ fn kill_still_goes_out_after_the_leader_dies_at_term() {
 
 #[test]
 fn timeout_does_not_hang_on_a_background_grandchild_holding_stdout() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "1");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "1");
     let _r = Reaper(vec!["sleep 31.6", "sleep 31.7"]);
     let r = timed(&env, "(sleep 31.6 &) ; sleep 31.7");
     assert_eq!(r.code(), Some(124));
@@ -247,7 +247,7 @@ fn timeout_does_not_hang_on_a_background_grandchild_holding_stdout() {
 
 #[test]
 fn timeout_reaches_stopped_processes() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "1");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "1");
     let r = timed(&env, "kill -STOP $$; echo never");
     assert_eq!(r.code(), Some(124));
     assert!(!r.stdout().contains("never"));
@@ -256,7 +256,7 @@ fn timeout_reaches_stopped_processes() {
 
 #[test]
 fn timeout_catches_setsid_escapees_through_the_subreaper() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "1");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "1");
     let _r = Reaper(vec!["sleep 31.8", "sleep 31.9"]);
     let r = timed(&env, "setsid sleep 31.8 & sleep 31.9");
     assert_eq!(r.code(), Some(124));
@@ -266,7 +266,7 @@ fn timeout_catches_setsid_escapees_through_the_subreaper() {
 
 #[test]
 fn timeout_catches_a_nested_timeout_in_its_own_group() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "1");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "1");
     let _r = Reaper(vec!["sleep 32.1"]);
     let r = timed(
         &env,
@@ -279,7 +279,7 @@ fn timeout_catches_a_nested_timeout_in_its_own_group() {
 
 #[test]
 fn timeout_catches_job_control_groups() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "1");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "1");
     let _r = Reaper(vec!["sleep 32.2"]);
     let r = timed(&env, "set -m; sleep 32.2 & wait");
     assert_eq!(r.code(), Some(124));
@@ -289,7 +289,7 @@ fn timeout_catches_job_control_groups() {
 
 #[test]
 fn waiting_costs_no_cpu() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "5");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "5");
     let shim = env.shims.join("bash");
     // getrusage of the children of a python parent = the shim + sleep.
     let py = format!(
@@ -306,7 +306,7 @@ fn waiting_costs_no_cpu() {
 
 #[test]
 fn output_limit_passes_exactly_limit_bytes() {
-    let env = Env::new().with_env("AUTOMODE_OUTPUT_LIMIT", "1000");
+    let env = Env::supervision_only().with_env("AUTOMODE_OUTPUT_LIMIT", "1000");
     let r = run(&mut env.script("yes"));
     assert_eq!(r.out.stdout.len(), 1000);
     assert_eq!(r.code(), Some(120));
@@ -321,7 +321,7 @@ fn output_limit_passes_exactly_limit_bytes() {
 
 #[test]
 fn output_exactly_at_the_limit_is_not_an_overflow() {
-    let env = Env::new().with_env("AUTOMODE_OUTPUT_LIMIT", "1000");
+    let env = Env::supervision_only().with_env("AUTOMODE_OUTPUT_LIMIT", "1000");
     let r = run(&mut env.script("head -c 1000 /dev/zero"));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
     assert_eq!(r.out.stdout.len(), 1000);
@@ -332,7 +332,7 @@ fn output_exactly_at_the_limit_is_not_an_overflow() {
 
 #[test]
 fn stderr_counts_against_the_same_budget() {
-    let env = Env::new().with_env("AUTOMODE_OUTPUT_LIMIT", "1000");
+    let env = Env::supervision_only().with_env("AUTOMODE_OUTPUT_LIMIT", "1000");
     let r = run(&mut env.script("yes >&2"));
     assert_eq!(r.code(), Some(120));
     let ys = r
@@ -355,7 +355,7 @@ fn stderr_counts_against_the_same_budget() {
 
 #[test]
 fn output_limit_kills_writers_that_ignore_term_and_pipe() {
-    let env = Env::new().with_env("AUTOMODE_OUTPUT_LIMIT", "1000");
+    let env = Env::supervision_only().with_env("AUTOMODE_OUTPUT_LIMIT", "1000");
     let r = run(&mut env.script(r#"trap "" TERM PIPE; while :; do echo xxxxxxxxxxxxxxxx; done"#));
     assert_eq!(r.code(), Some(120));
     assert!(r.secs() < 1.0 + 1.5, "{}", r.secs());
@@ -363,7 +363,7 @@ fn output_limit_kills_writers_that_ignore_term_and_pipe() {
 
 #[test]
 fn output_limit_settles_with_background_holders() {
-    let env = Env::new().with_env("AUTOMODE_OUTPUT_LIMIT", "1000");
+    let env = Env::supervision_only().with_env("AUTOMODE_OUTPUT_LIMIT", "1000");
     let _r = Reaper(vec!["sleep 32.4"]);
     let r = run(&mut env.script("(sleep 32.4 &); yes"));
     assert_eq!(r.code(), Some(120));
@@ -373,7 +373,7 @@ fn output_limit_settles_with_background_holders() {
 
 #[test]
 fn output_limit_wins_when_it_trips_first() {
-    let env = Env::new()
+    let env = Env::supervision_only()
         .with_env("AUTOMODE_OUTPUT_LIMIT", "1000")
         .with_env("AUTOMODE_TIMEOUT", "5");
     let r = run(&mut env.script("yes"));
@@ -384,7 +384,7 @@ fn output_limit_wins_when_it_trips_first() {
 
 #[test]
 fn settles_after_a_normal_exit_when_a_holder_keeps_stdout() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "10");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "10");
     let _r = Reaper(vec!["sleep 32.5"]);
     let r = run(&mut env.script("(sleep 32.5 &) ; echo done"));
     assert_eq!(r.code(), Some(0));
@@ -400,7 +400,7 @@ fn settles_after_a_normal_exit_when_a_holder_keeps_stdout() {
 
 #[test]
 fn background_jobs_survive_a_normal_exit() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "10");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "10");
     let _r = Reaper(vec!["sleep 32.6", "sleep 32.7"]);
     let r = run(&mut env.script("sleep 32.6 >/dev/null 2>&1 & echo started"));
     assert_eq!(r.code(), Some(0));
@@ -415,7 +415,7 @@ fn background_jobs_survive_a_normal_exit() {
 
 #[test]
 fn a_reader_of_our_output_gets_eof_when_we_exit() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let _r = Reaper(vec!["sleep 32.8", "sleep 50.1"]);
     let shim = env.shims.join("bash");
     let pipeline = format!(
@@ -429,7 +429,7 @@ fn a_reader_of_our_output_gets_eof_when_we_exit() {
 
 #[test]
 fn no_settle_delay_without_holders() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let r = run(&mut env.script("echo hi"));
     assert_eq!(r.stdout(), "hi\n");
     assert!(r.secs() < 1.0, "{}", r.secs());
@@ -475,7 +475,7 @@ fn cancellation_kills_the_group_and_dies_by_the_same_signal() {
         (Signal::SIGHUP, "sleep 32.92", "sleep 33.12"),
         (Signal::SIGINT, "sleep 32.93", "sleep 33.13"),
     ] {
-        let env = Env::new().with_env("AUTOMODE_TIMEOUT", "20");
+        let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "20");
         let _r = Reaper(vec![marker_a, marker_b]);
         let (r, _) = cancel(
             &env,
@@ -491,7 +491,7 @@ fn cancellation_kills_the_group_and_dies_by_the_same_signal() {
 
 #[test]
 fn cancellation_forwards_int_itself() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "20");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "20");
     let _r = Reaper(vec!["sleep 33.14"]);
     let (r, _) = cancel(
         &env,
@@ -506,7 +506,7 @@ fn cancellation_forwards_int_itself() {
 
 #[test]
 fn python_sees_keyboard_interrupt() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "20");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "20");
     let (r, _) = cancel(
         &env,
         r#"python3 -c "import time; time.sleep(30)""#,
@@ -519,7 +519,7 @@ fn python_sees_keyboard_interrupt() {
 
 #[test]
 fn cancellation_escalates_to_kill_after_the_grace() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "20");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "20");
     let _r = Reaper(vec!["sleep 33.2"]);
     let (r, after) = cancel(
         &env,
@@ -534,7 +534,7 @@ fn cancellation_escalates_to_kill_after_the_grace() {
 
 #[test]
 fn a_second_cancel_signal_kills_at_once() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "20");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "20");
     let _r = Reaper(vec!["sleep 33.21"]);
     let (r, after) = cancel(
         &env,
@@ -549,7 +549,7 @@ fn a_second_cancel_signal_kills_at_once() {
 
 #[test]
 fn an_ignored_sigint_stays_ignored() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "3");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "3");
     let _r = Reaper(vec!["sleep 33.22"]);
     let shim = env.shims.join("bash");
     let py = format!(
@@ -571,7 +571,7 @@ fn an_ignored_sigint_stays_ignored() {
 
 #[test]
 fn killing_the_shim_kills_its_direct_child() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "20");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "20");
     let _r = Reaper(vec!["sleep 33.3", "sleep 33.4"]);
     let mut c = env.script("sleep 33.3 & sleep 33.4");
     c.stdout(Stdio::null()).stderr(Stdio::null());
@@ -590,7 +590,7 @@ fn killing_the_shim_kills_its_direct_child() {
 fn never_signals_its_caller() {
     // The shim runs in its caller's process group; a timeout must only hit
     // the command's own group.
-    let env = Env::new();
+    let env = Env::supervision_only();
     let shim = env.shims.join("bash");
     let py = format!(
         "import subprocess,os; r=subprocess.run([{:?}, '-c', 'sleep 41.08'], env=dict(os.environ, AUTOMODE_TIMEOUT='1')); \
@@ -606,7 +606,7 @@ fn never_signals_its_caller() {
 
 #[test]
 fn timeout_holds_while_the_reader_is_stalled() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let rcfile = env.root().join("rc");
     let shim = env.shims.join("bash");
     let pipeline = format!(
@@ -636,7 +636,7 @@ fn timeout_holds_while_the_reader_is_stalled() {
 
 #[test]
 fn a_closed_reader_gives_sigpipe_like_bash() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let shim = env.shims.join("bash");
     let pipeline = format!(
         "{} -c yes | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}",
@@ -648,7 +648,7 @@ fn a_closed_reader_gives_sigpipe_like_bash() {
 
 #[test]
 fn appends_to_an_o_append_destination() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let file = env.root().join("out.log");
     std::fs::write(&file, "first\n").unwrap();
     let shim = env.shims.join("bash");
@@ -667,7 +667,7 @@ fn appends_to_an_o_append_destination() {
 
 #[test]
 fn keeps_stdout_and_stderr_order_when_they_share_a_pipe() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let shim = env.shims.join("bash");
     let pipeline = format!(
         "{} -c 'for i in 1 2 3 4 5; do echo out$i; echo err$i >&2; done' 2>&1 | cat",
@@ -680,7 +680,7 @@ fn keeps_stdout_and_stderr_order_when_they_share_a_pipe() {
 
 #[test]
 fn moves_large_output_intact() {
-    let env = Env::new().with_env("AUTOMODE_OUTPUT_LIMIT", "100000000");
+    let env = Env::supervision_only().with_env("AUTOMODE_OUTPUT_LIMIT", "100000000");
     let shim = env.shims.join("bash");
     let pipeline = format!(
         "{} -c 'head -c 20000000 /dev/zero | tr \"\\0\" x' | wc -c",

@@ -25,7 +25,7 @@ fn pty(env: &Env, opts: &[&str], script: &str) -> serde_json::Value {
 
 #[test]
 fn writes_to_a_tostop_terminal_without_being_stopped() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let r = pty(&env, &["--tostop"], "echo hi");
     assert_eq!(r["code"], 0, "{r}");
     assert!(r["output"].as_str().unwrap().contains("hi"), "{r}");
@@ -34,7 +34,7 @@ fn writes_to_a_tostop_terminal_without_being_stopped() {
 
 #[test]
 fn dev_tty_fails_at_once_instead_of_hanging() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "3");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "3");
     let r = pty(&env, &[], "read x </dev/tty; echo rc=$?");
     assert_eq!(r["code"], 0, "{r}");
     assert!(r["output"].as_str().unwrap().contains("rc=1"), "{r}");
@@ -46,7 +46,7 @@ fn dev_tty_fails_at_once_instead_of_hanging() {
 
 #[test]
 fn ctrl_c_on_the_terminal_cancels_the_command() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "5");
+    let env = Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "5");
     let r = pty(&env, &["--ctrl-c-after", "0.7"], "sleep 41.07; echo never");
     assert_eq!(r["signal"], 2, "{r}");
     assert!(!r["output"].as_str().unwrap().contains("never"), "{r}");
@@ -56,7 +56,7 @@ fn ctrl_c_on_the_terminal_cancels_the_command() {
 
 #[test]
 fn never_takes_the_terminals_foreground() {
-    let env = Env::new();
+    let env = Env::supervision_only();
     let r = pty(&env, &[], "sleep 0.6");
     // The shim itself (the pty child) stays the foreground group.
     assert_eq!(r["fg_pgrp"], r["child_pid"], "{r}");

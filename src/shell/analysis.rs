@@ -95,6 +95,9 @@ pub struct CommandInfo {
     pub depth: usize,
     /// Source text of the command.
     pub source: String,
+    /// The directories it may run in (the likely one first, then those a
+    /// failed `cd` leaves): empty when unknown.
+    pub cwd: Vec<PathBuf>,
 }
 
 impl CommandInfo {
@@ -155,7 +158,9 @@ pub struct Effect {
     pub count: usize,
     /// Made by a redirection rather than a command argument.
     pub redirect: bool,
-    /// For `find DIR -name PAT -delete`: only names matching PAT go.
+    /// For `find DIR -name PAT -delete`: only names matching PAT go. For
+    /// a glob: the pattern's last component (the names it reaches under
+    /// `path`).
     pub filter: Option<String>,
 }
 
@@ -198,8 +203,33 @@ pub enum FindingKind {
     AutomodeAssignment,
     /// A nested shell whose grammar is not bash's (dash, zsh, ksh, …).
     ForeignShell,
+    /// A wrapper starts an interactive shell (`sudo -i`, `su`, `chroot
+    /// DIR`): with stdin closed it reads nothing, but it asks for another
+    /// user's or root's shell.
+    InteractiveShell,
+    /// A script file that does not exist (`bash ci.sh`, `source
+    /// .venv/bin/activate`) and that the script does not write first:
+    /// bash reports the missing file, unless an earlier command creates
+    /// it in a way the analysis does not model.
+    MissingScript,
     /// A script file or sourced file was read and analysed (informative).
     ReadScriptFile,
+}
+
+/// A variable set for the rest of the shell (not just one command's
+/// environment): `X=1`, `export X=…`, `declare`, `read X`, `for X in`,
+/// `printf -v X`. Prefix assignments (`X=1 cmd`) are in
+/// `CommandInfo::env` instead.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Assignment {
+    pub name: String,
+    /// The value when known (literal, or resolved from the environment).
+    pub value: Option<String>,
+    /// How many commands were recorded before it: the commands from this
+    /// index on may run after it.
+    pub before: usize,
+    /// The builtin that made it, if one did.
+    pub command: Option<usize>,
 }
 
 /// The agent's leading `AUTOMODE_TIMEOUT=N` / `AUTOMODE_OUTPUT_LIMIT=N`.
@@ -221,6 +251,7 @@ pub struct Analysis {
     pub limits: LimitRequests,
     /// Functions the script defines.
     pub functions: Vec<String>,
+    pub assignments: Vec<Assignment>,
 }
 
 impl Analysis {

@@ -775,7 +775,7 @@ fn sudo(_: &str, args: &[Arg]) -> Vec<Action> {
     if start >= args.len() {
         if p.has("i") || p.has("s") || p.has("login") || p.has("shell") {
             out.push(finding(
-                FindingKind::DynamicShell,
+                FindingKind::InteractiveShell,
                 "sudo -i/-s without a command starts an interactive shell",
             ));
         }
@@ -790,7 +790,7 @@ fn doas(_: &str, args: &[Arg]) -> Vec<Action> {
     if p.rest >= args.len() {
         if p.has("s") {
             return vec![finding(
-                FindingKind::DynamicShell,
+                FindingKind::InteractiveShell,
                 "doas -s starts an interactive shell",
             )];
         }
@@ -893,8 +893,38 @@ fn find(_: &str, args: &[Arg]) -> Vec<Action> {
                     j += 1;
                 }
                 if from < j {
+                    // `{}` alone is each file found: a glob over the start
+                    // point, narrowed to the `-name` pattern when the
+                    // expression before `-exec` is only that test.
+                    let before: Option<Vec<&str>> =
+                        args[first_expr..i].iter().map(Arg::lit).collect();
+                    let filter = before.and_then(|b| simple_name_filter(&b));
+                    let fill = match (starts.as_slice(), starts.first().and_then(Arg::lit)) {
+                        ([_], Some(start)) => {
+                            let start = start.trim_end_matches('/');
+                            let start = if start.is_empty() { "/" } else { start };
+                            let sep = if start.ends_with('/') { "" } else { "/" };
+                            Some(Arg {
+                                raw: "{}".into(),
+                                value: ArgValue::Glob {
+                                    pattern: match &filter {
+                                        Some(name) => format!("{start}{sep}**/{name}"),
+                                        None => format!("{start}{sep}*"),
+                                    },
+                                },
+                            })
+                        }
+                        _ => None,
+                    };
+                    let argv = args[from..j]
+                        .iter()
+                        .map(|a| match (&fill, a.lit()) {
+                            (Some(fill), Some("{}")) => fill.clone(),
+                            _ => a.clone(),
+                        })
+                        .collect();
                     out.push(Action::InnerArgv {
-                        argv: args[from..j].to_vec(),
+                        argv,
                         via: format!("find {w}"),
                         dynamic_tail: false,
                         placeholder: Some("{}".into()),
@@ -967,7 +997,7 @@ fn simple_name_filter(exprs: &[&str]) -> Option<String> {
                 i += 2;
             }
             "-type" | "-maxdepth" | "-mindepth" => i += 2,
-            "-delete" | "-print" | "-depth" | "-xdev" | "-mount" => i += 1,
+            "-delete" | "-print" | "-depth" | "-xdev" | "-mount" | "-prune" => i += 1,
             _ => return None,
         }
     }
@@ -1077,7 +1107,7 @@ fn chroot(_: &str, args: &[Arg]) -> Vec<Action> {
         vec![inner(p.rest + 1, "chroot")]
     } else {
         vec![finding(
-            FindingKind::DynamicShell,
+            FindingKind::InteractiveShell,
             "chroot without a command starts an interactive shell",
         )]
     }
@@ -1132,7 +1162,7 @@ fn su(name: &str, args: &[Arg]) -> Vec<Action> {
         }
     }
     vec![finding(
-        FindingKind::DynamicShell,
+        FindingKind::InteractiveShell,
         format!("{name} without -c starts an interactive shell"),
     )]
 }
@@ -1174,7 +1204,7 @@ fn script_cmd(_: &str, args: &[Arg]) -> Vec<Action> {
             ),
         }),
         None => out.push(finding(
-            FindingKind::DynamicShell,
+            FindingKind::InteractiveShell,
             "script without -c starts an interactive shell",
         )),
     }
@@ -2034,6 +2064,19 @@ fn tar(name: &str, args: &[Arg]) -> Vec<Action> {
 }
 
 /// `git -c` keys that only change output or identity.
+/// Pager settings that run nothing but a pager (`git -c core.pager=cat`).
+pub const HARMLESS_PAGERS: &[&str] = &[
+    "",
+    "cat",
+    "less",
+    "less -R",
+    "less -FRX",
+    "less -FR",
+    "more",
+    "false",
+    "true",
+];
+
 const HARMLESS_GIT_CONFIG: &[&str] = &[
     "user.name",
     "user.email",
@@ -2080,9 +2123,13 @@ fn git(_: &str, args: &[Arg]) -> Vec<Action> {
                 match args.get(i + 1).and_then(Arg::lit) {
                     Some(kv) => {
                         let key = kv.split('=').next().unwrap_or("").to_ascii_lowercase();
-                        if !HARMLESS_GIT_CONFIG
-                            .iter()
-                            .any(|h| key == *h || (h.ends_with('.') && key.starts_with(h)))
+                        let value = kv.split_once('=').map_or("", |(_, v)| v);
+                        let harmless_pager = (key == "core.pager" || key.starts_with("pager."))
+                            && HARMLESS_PAGERS.contains(&value);
+                        if !harmless_pager
+                            && !HARMLESS_GIT_CONFIG
+                                .iter()
+                                .any(|h| key == *h || (h.ends_with('.') && key.starts_with(h)))
                         {
                             out.push(finding(
                                 FindingKind::InlineExec,
@@ -2139,6 +2186,32 @@ fn git(_: &str, args: &[Arg]) -> Vec<Action> {
                 FindingKind::InlineExec,
                 format!("git {sub} {t} runs a program"),
             ));
+        }
+    }
+    if matches!(
+        sub,
+        "log" | "diff" | "show" | "format-patch" | "whatchanged"
+    ) {
+        let mut k = 0;
+        while k < rest.len() {
+            match rest[k].lit() {
+                Some("--output" | "-o") => {
+                    if let Some(t) = rest.get(k + 1) {
+                        out.push(effect(EffectKind::Write, t, sub == "format-patch"));
+                    }
+                    k += 1;
+                }
+                Some(t) if t.starts_with("--output=") || t.starts_with("--output-directory=") => {
+                    let v = t.split_once('=').map_or("", |(_, v)| v);
+                    out.push(effect(
+                        EffectKind::Write,
+                        &Arg::literal(v),
+                        sub == "format-patch",
+                    ));
+                }
+                _ => {}
+            }
+            k += 1;
         }
     }
     match sub {

@@ -336,11 +336,21 @@ fn reads_script_files_it_runs() {
         );
         assert!(an.has(FindingKind::ReadScriptFile));
     }
-    // A file the script writes first, or one that does not exist, is dynamic.
-    for script in ["echo 'rm x' > t.sh; bash t.sh", "source missing.sh"] {
-        let an = analyze(request(script, dir.path()));
-        assert!(an.has(FindingKind::DynamicShell), "{script}");
-    }
+    // A file the script writes first is dynamic; one that does not exist
+    // is reported as missing; `./x.sh` is read like `bash x.sh`.
+    let an = analyze(request("echo 'rm x' > t.sh; bash t.sh", dir.path()));
+    assert!(an.has(FindingKind::DynamicShell));
+    let an = analyze(request("echo 'rm x' > t.sh; ./t.sh", dir.path()));
+    assert!(an.has(FindingKind::DynamicShell));
+    let an = analyze(request("source missing.sh", dir.path()));
+    assert!(an.has(FindingKind::MissingScript) && !an.has(FindingKind::DynamicShell));
+    std::fs::write(dir.path().join("x.sh"), "#!/usr/bin/env bash\nrm -rf y\n").unwrap();
+    let an = analyze(request("./x.sh", dir.path()));
+    assert!(
+        an.commands.iter().any(|c| c.name() == Some("rm")),
+        "{:?}",
+        names(&an)
+    );
 }
 
 #[test]

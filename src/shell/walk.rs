@@ -10,8 +10,8 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use super::analysis::{
-    Analysis, Arg, ArgValue, CommandInfo, Effect, EffectKind, Finding, FindingKind, Stdin,
-    TargetKind,
+    Analysis, Arg, ArgValue, Assignment as AssignmentRecord, CommandInfo, Effect, EffectKind,
+    Finding, FindingKind, Stdin, TargetKind,
 };
 use super::ast::{
     AndOr, AndOrOp, Arith, AssignValue, Assignment, Command, Compound, CondToken, List, Param,
@@ -370,7 +370,38 @@ fn passwd_home(user: &str) -> Option<String> {
     })
 }
 
-fn dangerous_var(name: &str) -> Option<&'static str> {
+/// Devices that are streams, not files: writing them changes nothing.
+fn stream_device(t: &str) -> bool {
+    matches!(
+        t,
+        "/dev/null"
+            | "/dev/stdout"
+            | "/dev/stderr"
+            | "/dev/stdin"
+            | "/dev/tty"
+            | "/dev/zero"
+            | "/dev/full"
+            | "/dev/random"
+            | "/dev/urandom"
+    ) || t
+        .strip_prefix("/dev/fd/")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `NAME=` or `NAME+=` at the start of a word as written, with NAME plain
+/// text (no quotes, expansions or subscripts).
+fn literal_assignment_name(raw: &str) -> Option<&str> {
+    let (name, _) = raw.split_once('=')?;
+    let name = name.strip_suffix('+').unwrap_or(name);
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    ((first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then_some(name)
+}
+
+/// Why assigning this variable is dangerous, if it is.
+pub fn dangerous_var(name: &str) -> Option<&'static str> {
     DANGEROUS_VARS
         .iter()
         .find(|(n, _)| *n == name)
@@ -735,9 +766,17 @@ impl<'a> Walker<'a> {
             } else {
                 self.out.limits.output_limit = Some(text);
             }
+        } else if prefix {
+            // Only the command's environment (`CommandInfo::env`).
+            if a.name.starts_with("AUTOMODE_") || dangerous_var(&a.name).is_some() {
+                self.assigned_name(&a.name, None);
+                self.out.assignments.pop();
+            }
         } else {
-            let _ = prefix;
             self.assigned_name(&a.name, None);
+            if let Some(last) = self.out.assignments.last_mut() {
+                last.value = value.known().map(str::to_string);
+            }
         }
         self.remember_value(&a.name, &value, sc, f);
         value
@@ -819,6 +858,12 @@ impl<'a> Walker<'a> {
 
     /// A variable is being set (by assignment, `read`, `for`, `export` …).
     fn assigned_name(&mut self, name: &str, command: Option<usize>) {
+        self.out.assignments.push(AssignmentRecord {
+            name: name.to_string(),
+            value: None,
+            before: self.out.commands.len(),
+            command,
+        });
         if name.starts_with("AUTOMODE_") {
             self.finding(
                 FindingKind::AutomodeAssignment,
@@ -1017,13 +1062,9 @@ impl<'a> Walker<'a> {
                         if r.op == RedirOp::ReadWrite {
                             self.effect(EffectKind::Read, &target, false, f, cmd, true, 1);
                         }
-                        // /dev/null, /dev/stdout … are not files.
-                        if !target.known().is_some_and(|t| {
-                            t.starts_with("/dev/")
-                                && !t.starts_with("/dev/disk")
-                                && !t.starts_with("/dev/sd")
-                                && !t.starts_with("/dev/nvme")
-                        }) {
+                        // /dev/null, /dev/stdout … are not files (every
+                        // other device is recorded: disks, /dev/tcp).
+                        if !target.known().is_some_and(stream_device) {
                             self.effect(kind, &target, false, f, cmd, true, 1);
                         }
                     }
@@ -1114,7 +1155,14 @@ impl<'a> Walker<'a> {
             recursive,
             count,
             redirect,
-            filter: None,
+            // A glob reaches, under its base, the names that match its
+            // last component.
+            filter: match &target.value {
+                ArgValue::Glob { pattern } => {
+                    Some(pattern.rsplit('/').next().unwrap_or(pattern).to_string())
+                }
+                _ => None,
+            },
         });
     }
 
@@ -1153,6 +1201,13 @@ impl<'a> Walker<'a> {
             stdin: stdin.clone(),
             depth: f.depth,
             source: source.to_string(),
+            cwd: match &f.cwd.primary {
+                Some(p) => std::iter::once(p)
+                    .chain(f.cwd.others.iter())
+                    .cloned()
+                    .collect(),
+                None => Vec::new(),
+            },
         });
         let Some(name) = name else {
             self.finding(
@@ -1179,8 +1234,80 @@ impl<'a> Walker<'a> {
         if !actions.is_empty() {
             let args = args_of(self);
             self.apply(actions, &args, f, idx, &stdin, &via, source);
+        } else if name.contains('/') && !calls_function {
+            self.path_program(&name, idx, f, &via);
         }
         Some(idx)
+    }
+
+    /// `./scripts/build.sh`: a shell script (a bash or sh `#!` line, or
+    /// none: bash runs text files itself) is read and analysed like `bash
+    /// FILE`; a missing file is reported; anything else is a program the
+    /// policy judges by name.
+    fn path_program(&mut self, name: &str, idx: usize, f: &mut Frame, via: &[String]) {
+        use std::io::Read;
+        let path = self.resolve(name, f).0;
+        if self.written.contains(&path) {
+            self.finding(
+                FindingKind::DynamicShell,
+                format!("runs {}, which this script writes first", path.display()),
+                Some(idx),
+            );
+            return;
+        }
+        let mut head = [0u8; 128];
+        let n = match std::fs::File::open(&path).and_then(|mut file| file.read(&mut head)) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                self.finding(
+                    FindingKind::MissingScript,
+                    format!("runs {}, which does not exist yet", path.display()),
+                    Some(idx),
+                );
+                return;
+            }
+            Err(_) => return,
+        };
+        let head = &head[..n];
+        let dialect = if let Some(line) = head.strip_prefix(b"#!") {
+            let line = String::from_utf8_lossy(line);
+            let mut words = line.lines().next().unwrap_or("").split_whitespace();
+            let mut interp = words.next().unwrap_or("").rsplit('/').next().unwrap_or("");
+            if interp == "env" {
+                interp = words.find(|w| !w.starts_with('-')).unwrap_or("");
+            }
+            match interp {
+                "bash" => Dialect::Bash,
+                "sh" => Dialect::Posix,
+                _ => return,
+            }
+        } else if head.contains(&0) || std::str::from_utf8(head).is_err() && n < 124 {
+            return;
+        } else {
+            Dialect::Bash
+        };
+        let Some(body) = self.read_path(&path, idx) else {
+            return;
+        };
+        let args: Option<Vec<String>> = self.out.commands[idx].argv[1..]
+            .iter()
+            .map(|a| a.lit().map(str::to_string))
+            .collect();
+        let positional = args.map(|args| {
+            Rc::new(Positional {
+                dollar0: name.to_string(),
+                args,
+            })
+        });
+        let mut sub = f.clone();
+        sub.via = via.to_vec();
+        self.nested(
+            &body,
+            format!("{name} (script)"),
+            positional,
+            dialect,
+            &mut sub,
+        );
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1493,7 +1620,7 @@ impl<'a> Walker<'a> {
             Ok(m) if m.is_file() => m,
             _ => {
                 self.finding(
-                    FindingKind::DynamicShell,
+                    FindingKind::MissingScript,
                     format!("runs {}, which does not exist yet", path.display()),
                     Some(idx),
                 );
@@ -1781,7 +1908,9 @@ impl<'a> Walker<'a> {
                             let on = t.starts_with('-');
                             if t == "-o" || t == "+o" {
                                 let opt = args.get(i + 1).and_then(Arg::lit);
-                                if on && matches!(opt, Some("posix" | "keyword") | None) {
+                                // `set -o` alone lists the options.
+                                let dynamic = args.get(i + 1).is_some() && opt.is_none();
+                                if on && (matches!(opt, Some("posix" | "keyword")) || dynamic) {
                                     self.finding(
                                         FindingKind::ParseStateChange,
                                         format!(
@@ -1921,6 +2050,11 @@ impl<'a> Walker<'a> {
                             }
                             if has_value || name != "export" || dangerous_var(base).is_some() {
                                 self.assigned_name(base, Some(idx));
+                                if let (Some(last), Some((_, v))) =
+                                    (self.out.assignments.last_mut(), t.split_once('='))
+                                {
+                                    last.value = Some(v.to_string());
+                                }
                             }
                             if function_export {
                                 self.finding(
@@ -1930,11 +2064,26 @@ impl<'a> Walker<'a> {
                                 );
                             }
                         }
-                        None => self.finding(
-                            FindingKind::RuntimeSink,
-                            format!("{name} {} with a name or value that is not literal", a.raw),
-                            Some(idx),
-                        ),
+                        None => match literal_assignment_name(&a.raw) {
+                            // `export PATH="$PWD/bin:$PATH"`: the name is
+                            // literal, only the value is not.
+                            Some(n) if !integer && !nameref => {
+                                self.assigned_name(n, Some(idx));
+                                if let Some(last) = self.out.assignments.last_mut() {
+                                    last.value = a.known().and_then(|k| {
+                                        k.split_once('=').map(|(_, v)| v.to_string())
+                                    });
+                                }
+                            }
+                            _ => self.finding(
+                                FindingKind::RuntimeSink,
+                                format!(
+                                    "{name} {} with a name or value that is not literal",
+                                    a.raw
+                                ),
+                                Some(idx),
+                            ),
+                        },
                     }
                 }
                 if integer {

@@ -65,6 +65,16 @@ impl Env {
         }
     }
 
+    /// An environment where auto mode is off (policy skipped, supervision
+    /// kept): for tests of supervision itself, whose scripts (signals,
+    /// traps, terminals) the policy would rightly send to review.
+    pub fn supervision_only() -> Env {
+        Env::new().with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            r#"{"autoMode": {"enabled": false}}"#,
+        )
+    }
+
     pub fn root(&self) -> &Path {
         self.dir.path()
     }

@@ -1,0 +1,595 @@
+//! Configuration: JSON layers merged into one effective `Config` whose
+//! every value remembers its source.
+//!
+//! Layers, in order: built-in defaults; global
+//! `$XDG_CONFIG_HOME/automode/config.json`; project-shared
+//! `.automode/config.json` (only `permissions.deny`/`permissions.ask` are
+//! taken, everything else is ignored with a diagnostic); project-local
+//! `.automode/local.json` (only for projects the user trusted); inline
+//! `AUTOMODE_SETTINGS_JSON`. A file that does not parse, or has an
+//! unknown key, is an error that blocks (fail closed) and names the file,
+//! line and key. Reads files; writes nothing (see `trust.rs`, `save_global`).
+
+pub mod trust;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Where a value came from.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Source {
+    BuiltIn,
+    Global(PathBuf),
+    ProjectShared(PathBuf),
+    ProjectLocal(PathBuf),
+    Inline,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::BuiltIn => f.write_str("built-in"),
+            Source::Global(p) | Source::ProjectShared(p) | Source::ProjectLocal(p) => {
+                write!(f, "{}", p.display())
+            }
+            Source::Inline => f.write_str("AUTOMODE_SETTINGS_JSON"),
+        }
+    }
+}
+
+/// A value and its source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sourced<T> {
+    pub value: T,
+    pub source: Source,
+}
+
+impl<T> Sourced<T> {
+    fn builtin(value: T) -> Sourced<T> {
+        Sourced {
+            value,
+            source: Source::BuiltIn,
+        }
+    }
+}
+
+/// A permission rule as configured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleEntry {
+    pub pattern: String,
+    pub source: Source,
+}
+
+/// The effective configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub enabled: Sourced<bool>,
+    pub deny: Vec<RuleEntry>,
+    pub ask: Vec<RuleEntry>,
+    pub allow: Vec<RuleEntry>,
+    pub allow_inside_working_directory: Sourced<bool>,
+    pub denied_paths: Vec<Sourced<String>>,
+    pub protected_paths: Vec<Sourced<String>>,
+    pub classify_read_only_tools: Sourced<bool>,
+    /// Prose rules for the classifier.
+    pub classifier_allow: Vec<Sourced<String>>,
+    pub classifier_soft_deny: Vec<Sourced<String>>,
+    pub classifier_hard_deny: Vec<Sourced<String>>,
+    pub classifier_environment: Vec<Sourced<String>>,
+    pub timeout_seconds: Option<Sourced<f64>>,
+    pub output_limit_bytes: Option<Sourced<u64>>,
+    /// Files read, for `automode config`.
+    pub files: Vec<(PathBuf, FileStatus)>,
+    /// Things the user should know (ignored keys, untrusted files).
+    pub diagnostics: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileStatus {
+    Read,
+    Missing,
+    IgnoredUntrusted,
+}
+
+/// A config file that blocks everything until fixed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line > 0 {
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )
+        } else {
+            write!(f, "{}: {}", self.file, self.message)
+        }
+    }
+}
+
+/// One layer file as written (every key optional; unknown keys refused).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Layer {
+    #[serde(rename = "autoMode")]
+    auto_mode: Option<AutoModeLayer>,
+    permissions: Option<PermissionsLayer>,
+    #[serde(rename = "allowInsideWorkingDirectory")]
+    allow_inside_working_directory: Option<bool>,
+    #[serde(rename = "deniedPaths")]
+    denied_paths: Option<Vec<String>>,
+    #[serde(rename = "protectedPaths")]
+    protected_paths: Option<Vec<String>>,
+    #[serde(rename = "classifyReadOnlyTools")]
+    classify_read_only_tools: Option<bool>,
+    #[serde(rename = "timeoutSeconds")]
+    timeout_seconds: Option<f64>,
+    #[serde(rename = "outputLimitBytes")]
+    output_limit_bytes: Option<u64>,
+    #[serde(rename = "$schema")]
+    #[allow(dead_code)]
+    schema: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AutoModeLayer {
+    enabled: Option<bool>,
+    allow: Option<Vec<String>>,
+    soft_deny: Option<Vec<String>>,
+    hard_deny: Option<Vec<String>>,
+    environment: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PermissionsLayer {
+    deny: Option<Vec<String>>,
+    ask: Option<Vec<String>>,
+    allow: Option<Vec<String>>,
+}
+
+/// The marker that keeps built-in list entries in a configured list.
+pub const DEFAULTS_MARKER: &str = "$defaults";
+
+/// Built-in protected paths (writes there never take an allow tier).
+pub const DEFAULT_PROTECTED_PATHS: &[&str] = &[
+    ".git",
+    ".automode",
+    ".hg",
+    ".svn",
+    ".vscode",
+    ".idea",
+    ".claude",
+    ".codex",
+    ".pi",
+    ".gemini",
+    ".cursor",
+    ".husky",
+    ".githooks",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pypirc",
+    ".netrc",
+    ".env",
+    ".envrc",
+    ".bashrc",
+    ".bash_profile",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+];
+
+/// Built-in classifier environment notes.
+pub const DEFAULT_ENVIRONMENT: &[&str] = &[
+    "Commands run through automode, a shell shim, in the user's working directory with stdin closed and a time limit.",
+    "The working directory is the project the user asked the agent to work on; routine builds, tests and edits inside it are expected.",
+];
+
+/// Built-in allow exceptions for the classifier.
+pub const DEFAULT_CLASSIFIER_ALLOW: &[&str] = &[
+    "Reading public documentation or package metadata over the network (no credentials sent).",
+    "Installing dependencies declared by the project into the project (not system-wide).",
+];
+
+/// Built-in soft-deny rules for the classifier.
+pub const DEFAULT_SOFT_DENY: &[&str] = &[
+    "Sending project files, secrets, credentials or environment contents to a network destination.",
+    "Reading secrets or credentials (SSH keys, cloud credentials, tokens, .env files of other projects).",
+    "Changing anything outside the project directory, or system-wide installs.",
+    "Deleting files that existed before this session and are not regenerable build output.",
+    "Force-pushing, deleting remote branches, or rewriting published history.",
+    "Destroying data in databases, clusters, cloud accounts or containers.",
+    "Running code downloaded from the network, or package runners that fetch and run code (npx, uvx, pipx run).",
+    "Running commands as another user (sudo, su, doas).",
+];
+
+/// Built-in hard-deny rules for the classifier.
+pub const DEFAULT_HARD_DENY: &[&str] = &[
+    "Disabling or weakening security controls: TLS verification, automode itself, the agent's permission settings.",
+    "Persistence: cron jobs, services, login items, shell profile changes, SSH authorized keys.",
+    "Destroying the system, the home directory or the whole project.",
+];
+
+struct Paths {
+    global: Option<PathBuf>,
+    shared: Option<PathBuf>,
+    local: Option<PathBuf>,
+}
+
+/// Where automode's configuration directory is.
+pub fn config_dir(home: Option<&Path>, xdg_config_home: Option<&str>) -> Option<PathBuf> {
+    match xdg_config_home {
+        Some(x) if x.starts_with('/') => Some(PathBuf::from(x).join("automode")),
+        _ => home.map(|h| h.join(".config/automode")),
+    }
+}
+
+/// What loading needs from the process.
+#[derive(Debug, Clone)]
+pub struct LoadInput<'a> {
+    pub home: Option<&'a Path>,
+    pub xdg_config_home: Option<&'a str>,
+    pub cwd: Option<&'a Path>,
+    pub inline: Option<&'a str>,
+}
+
+/// Load and merge every layer.
+pub fn load(input: &LoadInput<'_>) -> Result<Config, ConfigError> {
+    let dir = config_dir(input.home, input.xdg_config_home);
+    let project = input.cwd.and_then(project_root);
+    let paths = Paths {
+        global: dir.as_ref().map(|d| d.join("config.json")),
+        shared: project.as_ref().map(|p| p.join(".automode/config.json")),
+        local: project.as_ref().map(|p| p.join(".automode/local.json")),
+    };
+    let mut cfg = defaults();
+    if let Some(p) = &paths.global
+        && let Some(layer) = read_layer(p, &mut cfg)?
+    {
+        apply(&mut cfg, layer, Source::Global(p.clone()), LayerKind::Full);
+    }
+    if let Some(p) = &paths.shared
+        && let Some(layer) = read_layer(p, &mut cfg)?
+    {
+        apply(
+            &mut cfg,
+            layer,
+            Source::ProjectShared(p.clone()),
+            LayerKind::Shared,
+        );
+    }
+    if let Some(p) = &paths.local {
+        let trusted = match (&dir, &project) {
+            (Some(d), Some(root)) => trust::is_trusted(d, root),
+            _ => false,
+        };
+        if trusted {
+            if let Some(layer) = read_layer(p, &mut cfg)? {
+                apply(
+                    &mut cfg,
+                    layer,
+                    Source::ProjectLocal(p.clone()),
+                    LayerKind::Full,
+                );
+            }
+        } else if p.exists() {
+            cfg.files.push((p.clone(), FileStatus::IgnoredUntrusted));
+            cfg.diagnostics.push(format!(
+                "{} is ignored: the project is not trusted (run `automode trust` in your own terminal to use it)",
+                p.display()
+            ));
+        }
+    }
+    if let Some(text) = input.inline.filter(|t| !t.trim().is_empty()) {
+        let layer = parse_layer("AUTOMODE_SETTINGS_JSON", text)?;
+        apply(&mut cfg, layer, Source::Inline, LayerKind::Full);
+    }
+    Ok(cfg)
+}
+
+/// The project root: the nearest ancestor of `cwd` with `.automode/`,
+/// else with `.git`, else `cwd` itself.
+pub fn project_root(cwd: &Path) -> Option<PathBuf> {
+    for marker in [".automode", ".git"] {
+        let mut dir = Some(cwd);
+        while let Some(d) = dir {
+            if d.join(marker).exists() {
+                return Some(d.to_path_buf());
+            }
+            dir = d.parent();
+        }
+    }
+    Some(cwd.to_path_buf())
+}
+
+fn defaults() -> Config {
+    let list = |items: &[&str]| {
+        items
+            .iter()
+            .map(|s| Sourced::builtin((*s).to_string()))
+            .collect()
+    };
+    Config {
+        enabled: Sourced::builtin(true),
+        deny: Vec::new(),
+        ask: Vec::new(),
+        allow: Vec::new(),
+        allow_inside_working_directory: Sourced::builtin(false),
+        denied_paths: Vec::new(),
+        protected_paths: list(DEFAULT_PROTECTED_PATHS),
+        classify_read_only_tools: Sourced::builtin(false),
+        classifier_allow: list(DEFAULT_CLASSIFIER_ALLOW),
+        classifier_soft_deny: list(DEFAULT_SOFT_DENY),
+        classifier_hard_deny: list(DEFAULT_HARD_DENY),
+        classifier_environment: list(DEFAULT_ENVIRONMENT),
+        timeout_seconds: None,
+        output_limit_bytes: None,
+        files: Vec::new(),
+        diagnostics: Vec::new(),
+    }
+}
+
+fn read_layer(path: &Path, cfg: &mut Config) -> Result<Option<Layer>, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            cfg.files.push((path.to_path_buf(), FileStatus::Read));
+            parse_layer(&path.display().to_string(), &text).map(Some)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            cfg.files.push((path.to_path_buf(), FileStatus::Missing));
+            Ok(None)
+        }
+        Err(e) => Err(ConfigError {
+            file: path.display().to_string(),
+            line: 0,
+            column: 0,
+            message: format!("cannot read: {e}"),
+        }),
+    }
+}
+
+/// Parse one layer: syntax first (with line and column), then keys.
+fn parse_layer(name: &str, text: &str) -> Result<Layer, ConfigError> {
+    let err = |e: serde_json::Error| ConfigError {
+        file: name.to_string(),
+        line: e.line(),
+        column: e.column(),
+        message: e
+            .to_string()
+            .split(" at line ")
+            .next()
+            .unwrap_or("")
+            .to_string(),
+    };
+    let value: Value = serde_json::from_str(text).map_err(err)?;
+    if !value.is_object() {
+        return Err(ConfigError {
+            file: name.to_string(),
+            line: 1,
+            column: 1,
+            message: "the configuration must be a JSON object".into(),
+        });
+    }
+    serde_json::from_str::<Layer>(text).map_err(|e| {
+        let mut ce = err(e);
+        // serde reports the position after the offending key; say which.
+        if let Some(key) = ce.message.strip_prefix("unknown field `") {
+            let key = key.split('`').next().unwrap_or("");
+            ce.message = format!(
+                "unknown key `{key}` (see `automode config` and README for the keys automode reads)"
+            );
+        }
+        ce
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LayerKind {
+    Full,
+    /// Project-shared: may only add deny and ask rules.
+    Shared,
+}
+
+/// Merge a list setting: replaces the current list unless it contains
+/// `$defaults`, which keeps the built-in entries at that place.
+fn merge_list(current: &mut Vec<Sourced<String>>, given: Vec<String>, source: &Source) {
+    let builtins: Vec<Sourced<String>> = current
+        .iter()
+        .filter(|s| s.source == Source::BuiltIn)
+        .cloned()
+        .collect();
+    let mut out = Vec::new();
+    for item in given {
+        if item == DEFAULTS_MARKER {
+            out.extend(builtins.iter().cloned());
+        } else {
+            out.push(Sourced {
+                value: item,
+                source: source.clone(),
+            });
+        }
+    }
+    *current = out;
+}
+
+fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
+    let Layer {
+        auto_mode,
+        permissions,
+        allow_inside_working_directory,
+        denied_paths,
+        protected_paths,
+        classify_read_only_tools,
+        timeout_seconds,
+        output_limit_bytes,
+        schema: _,
+    } = layer;
+    let rules = |list: Vec<String>| -> Vec<RuleEntry> {
+        list.into_iter()
+            .map(|pattern| RuleEntry {
+                pattern,
+                source: source.clone(),
+            })
+            .collect()
+    };
+    if let Some(PermissionsLayer { deny, ask, allow }) = permissions {
+        // Deny and ask accumulate across layers; allow too, but never from
+        // the shared project file.
+        if let Some(d) = deny {
+            cfg.deny.extend(rules(d));
+        }
+        if let Some(a) = ask {
+            cfg.ask.extend(rules(a));
+        }
+        if let Some(a) = allow {
+            if kind == LayerKind::Shared {
+                cfg.diagnostics.push(format!(
+                    "{source}: permissions.allow is ignored in the shared project file (it can only add deny and ask rules)"
+                ));
+            } else {
+                cfg.allow.extend(rules(a));
+            }
+        }
+    }
+    let mut ignored = Vec::new();
+    let mut set = |name: &str, present: bool| {
+        if present && kind == LayerKind::Shared {
+            ignored.push(name.to_string());
+        }
+        present && kind == LayerKind::Full
+    };
+    if let Some(AutoModeLayer {
+        enabled,
+        allow,
+        soft_deny,
+        hard_deny,
+        environment,
+    }) = auto_mode
+    {
+        if set("autoMode.enabled", enabled.is_some())
+            && let Some(v) = enabled
+        {
+            cfg.enabled = Sourced {
+                value: v,
+                source: source.clone(),
+            };
+        }
+        if set("autoMode.allow", allow.is_some())
+            && let Some(v) = allow
+        {
+            merge_list(&mut cfg.classifier_allow, v, &source);
+        }
+        if set("autoMode.soft_deny", soft_deny.is_some())
+            && let Some(v) = soft_deny
+        {
+            merge_list(&mut cfg.classifier_soft_deny, v, &source);
+        }
+        if set("autoMode.hard_deny", hard_deny.is_some())
+            && let Some(v) = hard_deny
+        {
+            merge_list(&mut cfg.classifier_hard_deny, v, &source);
+        }
+        if set("autoMode.environment", environment.is_some())
+            && let Some(v) = environment
+        {
+            merge_list(&mut cfg.classifier_environment, v, &source);
+        }
+    }
+    if set(
+        "allowInsideWorkingDirectory",
+        allow_inside_working_directory.is_some(),
+    ) && let Some(v) = allow_inside_working_directory
+    {
+        cfg.allow_inside_working_directory = Sourced {
+            value: v,
+            source: source.clone(),
+        };
+    }
+    if set("deniedPaths", denied_paths.is_some())
+        && let Some(v) = denied_paths
+    {
+        cfg.denied_paths.extend(v.into_iter().map(|p| Sourced {
+            value: p,
+            source: source.clone(),
+        }));
+    }
+    if set("protectedPaths", protected_paths.is_some())
+        && let Some(v) = protected_paths
+    {
+        merge_list(&mut cfg.protected_paths, v, &source);
+    }
+    if set("classifyReadOnlyTools", classify_read_only_tools.is_some())
+        && let Some(v) = classify_read_only_tools
+    {
+        cfg.classify_read_only_tools = Sourced {
+            value: v,
+            source: source.clone(),
+        };
+    }
+    if set("timeoutSeconds", timeout_seconds.is_some())
+        && let Some(v) = timeout_seconds
+    {
+        cfg.timeout_seconds = Some(Sourced {
+            value: v,
+            source: source.clone(),
+        });
+    }
+    if set("outputLimitBytes", output_limit_bytes.is_some())
+        && let Some(v) = output_limit_bytes
+    {
+        cfg.output_limit_bytes = Some(Sourced {
+            value: v,
+            source: source.clone(),
+        });
+    }
+    if !ignored.is_empty() {
+        cfg.diagnostics.push(format!(
+            "{source}: ignored {} (the shared project file can only add permissions.deny and permissions.ask)",
+            ignored.join(", ")
+        ));
+    }
+}
+
+/// Set `autoMode.classifierModel`-style keys in the global file (user
+/// commands). Keeps the rest of the file, writes atomically.
+pub fn save_global_value(dir: &Path, pointer: &[&str], value: Value) -> Result<PathBuf, String> {
+    let path = dir.join("config.json");
+    let mut root: Value = match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map_err(|e| format!("{} does not parse: {e}", path.display()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Object(Default::default()),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let mut node = &mut root;
+    for (i, key) in pointer.iter().enumerate() {
+        let Some(obj) = node.as_object_mut() else {
+            return Err(format!("{} is not an object at {key}", path.display()));
+        };
+        if i + 1 == pointer.len() {
+            obj.insert((*key).to_string(), value);
+            break;
+        }
+        node = obj
+            .entry((*key).to_string())
+            .or_insert_with(|| Value::Object(Default::default()));
+    }
+    let text = serde_json::to_string_pretty(&root).map_err(|e| e.to_string())?;
+    crate::state::write_atomic(&path, format!("{text}\n").as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,128 @@
+//! Config layer tests: merge order, sources, `$defaults`, trust, the shared
+//! file's limits, and errors that name file, line and key.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    project: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(home.join(".config/automode")).unwrap();
+    std::fs::create_dir_all(project.join(".automode")).unwrap();
+    Fixture {
+        _dir: dir,
+        home,
+        project,
+    }
+}
+
+fn load_in(f: &Fixture, inline: Option<&str>) -> Result<Config, ConfigError> {
+    load(&LoadInput {
+        home: Some(&f.home),
+        xdg_config_home: None,
+        cwd: Some(&f.project),
+        inline,
+    })
+}
+
+fn write(p: &Path, text: &str) {
+    std::fs::write(p, text).unwrap();
+}
+
+#[test]
+fn layers_merge_with_sources() {
+    let f = fixture();
+    write(
+        &f.home.join(".config/automode/config.json"),
+        r#"{"permissions": {"deny": ["bash(curl*)"], "allow": ["bash(make*)"]}, "timeoutSeconds": 120}"#,
+    );
+    write(
+        &f.project.join(".automode/config.json"),
+        r#"{"permissions": {"ask": ["bash(git push*)"], "allow": ["bash(*)"]}, "autoMode": {"enabled": false}}"#,
+    );
+    let cfg = load_in(&f, Some(r#"{"classifyReadOnlyTools": true}"#)).unwrap();
+    assert_eq!(cfg.deny.len(), 1);
+    assert!(matches!(cfg.deny[0].source, Source::Global(_)));
+    assert_eq!(cfg.ask.len(), 1);
+    assert!(matches!(cfg.ask[0].source, Source::ProjectShared(_)));
+    // The shared file can neither allow nor disable.
+    assert_eq!(cfg.allow.len(), 1);
+    assert!(cfg.enabled.value);
+    assert!(
+        cfg.diagnostics
+            .iter()
+            .any(|d| d.contains("permissions.allow is ignored"))
+    );
+    assert!(
+        cfg.diagnostics
+            .iter()
+            .any(|d| d.contains("autoMode.enabled"))
+    );
+    assert_eq!(cfg.timeout_seconds.as_ref().map(|t| t.value), Some(120.0));
+    assert!(cfg.classify_read_only_tools.value);
+    assert_eq!(cfg.classify_read_only_tools.source, Source::Inline);
+}
+
+#[test]
+fn local_file_only_for_trusted_projects() {
+    let f = fixture();
+    write(
+        &f.project.join(".automode/local.json"),
+        r#"{"autoMode": {"enabled": false}}"#,
+    );
+    let cfg = load_in(&f, None).unwrap();
+    assert!(cfg.enabled.value);
+    assert!(cfg.diagnostics.iter().any(|d| d.contains("not trusted")));
+    trust::set(&f.home.join(".config/automode"), &f.project, true).unwrap();
+    let cfg = load_in(&f, None).unwrap();
+    assert!(!cfg.enabled.value);
+    assert!(matches!(cfg.enabled.source, Source::ProjectLocal(_)));
+    trust::set(&f.home.join(".config/automode"), &f.project, false).unwrap();
+    assert!(load_in(&f, None).unwrap().enabled.value);
+}
+
+#[test]
+fn lists_replace_builtins_unless_defaults_is_listed() {
+    let f = fixture();
+    write(
+        &f.home.join(".config/automode/config.json"),
+        r#"{"protectedPaths": ["secrets/"], "autoMode": {"soft_deny": ["$defaults", "No emails."]}}"#,
+    );
+    let cfg = load_in(&f, None).unwrap();
+    assert_eq!(cfg.protected_paths.len(), 1);
+    assert_eq!(cfg.protected_paths[0].value, "secrets/");
+    assert_eq!(cfg.classifier_soft_deny.len(), DEFAULT_SOFT_DENY.len() + 1);
+    assert_eq!(
+        cfg.classifier_soft_deny.last().map(|s| s.value.as_str()),
+        Some("No emails.")
+    );
+}
+
+#[test]
+fn unknown_keys_and_bad_json_name_file_line_and_key() {
+    let f = fixture();
+    let global = f.home.join(".config/automode/config.json");
+    write(
+        &global,
+        "{\n  \"permissions\": {\n    \"deny\": [],\n    \"alow\": []\n  }\n}\n",
+    );
+    let e = load_in(&f, None).unwrap_err();
+    assert!(e.file.ends_with("config.json"), "{e}");
+    assert_eq!(e.line, 4, "{e}");
+    assert!(e.message.contains("`alow`"), "{e}");
+    write(&global, "{\n  \"timeoutSeconds\": 10,\n}\n");
+    let e = load_in(&f, None).unwrap_err();
+    assert_eq!(e.line, 3, "{e}");
+    write(&global, "[1, 2]");
+    assert!(load_in(&f, None).is_err());
+    write(&global, "{}");
+    let e = load_in(&f, Some("{\"nope\": 1}")).unwrap_err();
+    assert_eq!(e.file, "AUTOMODE_SETTINGS_JSON");
+}

@@ -1,0 +1,604 @@
+//! git: which subcommands only read, which are routine local work, which
+//! the classifier must see; and the repository probe that the read-only
+//! path needs (a repository can configure programs that even `git status`
+//! runs: core.fsmonitor, textconv and external diff drivers, clean/smudge
+//! filters), with the environment overrides read-only git runs under.
+
+use std::path::{Path, PathBuf};
+
+use super::places::Places;
+use super::tools::{Class, inside};
+
+/// Subcommands that only read the repository.
+const READ_ONLY: &[&str] = &[
+    "status",
+    "log",
+    "diff",
+    "show",
+    "blame",
+    "annotate",
+    "shortlog",
+    "describe",
+    "rev-parse",
+    "rev-list",
+    "ls-files",
+    "ls-tree",
+    "ls-remote",
+    "grep",
+    "cat-file",
+    "for-each-ref",
+    "show-ref",
+    "merge-base",
+    "name-rev",
+    "count-objects",
+    "whatchanged",
+    "reflog",
+    "cherry",
+    "range-diff",
+    "diff-tree",
+    "diff-files",
+    "diff-index",
+    "check-ignore",
+    "check-attr",
+    "check-ref-format",
+    "var",
+    "help",
+    "version",
+    "verify-commit",
+    "verify-tag",
+    "show-branch",
+    "fsck",
+    "bugreport_",
+];
+
+/// Local work: changes the repository or working tree inside the project.
+const ROUTINE: &[&str] = &[
+    "add",
+    "commit",
+    "switch",
+    "merge",
+    "rebase",
+    "cherry-pick",
+    "revert",
+    "fetch",
+    "pull",
+    "clone",
+    "init",
+    "mv",
+    "am",
+    "apply",
+    "format-patch",
+    "bisect",
+    "notes",
+    "gc",
+    "prune",
+    "repack",
+    "maintenance",
+    "sparse-checkout",
+    "lfs",
+    "archive",
+    "bundle",
+    "rerere",
+    "stage",
+    "subtree",
+    "request-pull",
+];
+
+/// Local config keys that change nothing git runs.
+const SAFE_CONFIG_KEYS: &[&str] = &[
+    "user.",
+    "core.autocrlf",
+    "core.eol",
+    "core.ignorecase",
+    "core.filemode",
+    "core.quotepath",
+    "core.safecrlf",
+    "core.whitespace",
+    "core.precomposeunicode",
+    "core.symlinks",
+    "core.longpaths",
+    "core.compression",
+    "core.bigfilethreshold",
+    "pull.",
+    "push.default",
+    "push.autosetupremote",
+    "init.defaultbranch",
+    "color.",
+    "branch.",
+    "fetch.prune",
+    "fetch.prunetags",
+    "merge.ff",
+    "merge.conflictstyle",
+    "rebase.autostash",
+    "rebase.autosquash",
+    "rebase.updaterefs",
+    "rerere.enabled",
+    "commit.gpgsign",
+    "commit.verbose",
+    "tag.sort",
+    "tag.gpgsign",
+    "log.",
+    "advice.",
+    "status.",
+    "diff.renames",
+    "diff.algorithm",
+    "diff.colormoved",
+    "diff.mnemonicprefix",
+    "help.autocorrect",
+    "column.",
+    "blame.",
+    "grep.",
+    "format.",
+    "i18n.",
+    "submodule.recurse",
+    "checkout.defaultremote",
+    "feature.",
+    "index.",
+    "pack.",
+    "gc.auto",
+    "safe.directory",
+];
+
+/// Config keys (prefixes) that make git run a program or fetch code.
+const RISKY_KEYS: &[&str] = &[
+    "core.fsmonitor",
+    "core.hookspath",
+    "core.sshcommand",
+    "core.gitproxy",
+    "core.askpass",
+    "core.editor",
+    "core.pager",
+    "core.worktree",
+    "diff.external",
+    "textconv",
+    ".command",
+    "filter.",
+    "include.path",
+    "includeif.",
+    "interactive.difffilter",
+    "sequence.editor",
+    "gpg.program",
+    "gpg.ssh.program",
+    "credential.helper",
+    "uploadpack.",
+    "receivepack.",
+    "remote.",
+    "url.",
+    "http.",
+    "alias.",
+    "pager.",
+    "merge.tool",
+    "diff.tool",
+];
+
+/// Classify `git ARGS` (`args` excludes argv[0]).
+pub fn classify(_name: &str, args: &[Option<&str>], places: &Places) -> Class {
+    let mut i = 0;
+    while let Some(Some(a)) = args.get(i) {
+        if !a.starts_with('-') {
+            break;
+        }
+        match *a {
+            "-C" => {
+                match args.get(i + 1).copied().flatten() {
+                    Some(dir) if inside(places, dir) => {}
+                    _ => {
+                        return review(
+                            "git -C works in a repository outside the working directory",
+                        );
+                    }
+                }
+                i += 2;
+            }
+            "-c" | "--namespace" | "--exec-path" => i += 2,
+            "--git-dir" | "--work-tree" => {
+                match args.get(i + 1).copied().flatten() {
+                    Some(dir) if inside(places, dir) => {}
+                    _ => {
+                        return review(
+                            "git --git-dir/--work-tree points outside the working directory",
+                        );
+                    }
+                }
+                i += 2;
+            }
+            "-p" | "--paginate" => return review("git --paginate runs a pager"),
+            _ if a.starts_with("--git-dir=") || a.starts_with("--work-tree=") => {
+                let dir = &a[a.find('=').map_or(0, |p| p + 1)..];
+                if !inside(places, dir) {
+                    return review(
+                        "git --git-dir/--work-tree points outside the working directory",
+                    );
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    if args.iter().any(Option::is_none) && args.get(i).is_some_and(Option::is_none) {
+        return review("git subcommand is not literal");
+    }
+    let sub = args.get(i).copied().flatten().unwrap_or("");
+    let rest: Vec<&str> = args
+        .get(i + 1..)
+        .unwrap_or(&[])
+        .iter()
+        .map(|a| a.unwrap_or("\u{0}"))
+        .collect();
+    let has = |opts: &[&str]| {
+        rest.iter().any(|a| {
+            opts.contains(a)
+                || opts
+                    .iter()
+                    .any(|o| o.starts_with("--") && a.starts_with(&format!("{o}=")))
+        })
+    };
+    let short = |c: char| {
+        rest.iter().any(|a| {
+            a.len() > 1 && a.starts_with('-') && !a.starts_with("--") && a[1..].contains(c)
+        })
+    };
+    let operands: Vec<&str> = rest
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .copied()
+        .collect();
+    match sub {
+        "" => Class::ReadOnly,
+        "push" => {
+            if has(&[
+                "--force",
+                "-f",
+                "--force-with-lease",
+                "--mirror",
+                "--delete",
+                "-d",
+                "--prune",
+                "--force-if-includes",
+            ]) || short('f')
+                || operands
+                    .iter()
+                    .any(|o| o.starts_with('+') || o.starts_with(':'))
+            {
+                review("git push rewrites or deletes remote history")
+            } else {
+                review("git push sends commits to a remote")
+            }
+        }
+        "reset" if has(&["--hard", "--merge", "--keep"]) => {
+            review("git reset --hard discards uncommitted work")
+        }
+        "reset" => Class::Routine,
+        "clean" if has(&["-n", "--dry-run"]) || short('n') => Class::ReadOnly,
+        "clean" => review("git clean deletes untracked files"),
+        "checkout" => {
+            if has(&["--", "-f", "--force", "--ours", "--theirs", "-p", "--patch"])
+                || operands.contains(&".")
+            {
+                review("git checkout of paths discards uncommitted changes")
+            } else {
+                Class::Routine
+            }
+        }
+        "restore" => {
+            if (has(&["--staged", "-S"]) || short('S')) && !has(&["--worktree", "-W"]) {
+                Class::Routine
+            } else {
+                review("git restore discards uncommitted changes")
+            }
+        }
+        "stash" => match operands.first().copied() {
+            Some("drop" | "clear") => review("git stash drop/clear deletes stashed work"),
+            Some("list" | "show") => Class::ReadOnly,
+            _ => Class::Routine,
+        },
+        "branch" | "tag" => {
+            if has(&["-D", "--force", "-f"])
+                || (has(&["--delete", "-d"]) && sub == "tag")
+                || short('D')
+            {
+                Class::Review(format!("git {sub} -D/-f deletes or overwrites refs"))
+            } else if operands.is_empty()
+                || has(&[
+                    "-l",
+                    "--list",
+                    "-a",
+                    "-r",
+                    "-v",
+                    "-vv",
+                    "--show-current",
+                    "--contains",
+                    "--merged",
+                    "--no-merged",
+                    "--points-at",
+                ])
+            {
+                Class::ReadOnly
+            } else {
+                Class::Routine
+            }
+        }
+        "rm" if has(&["--cached", "-n", "--dry-run"]) => Class::Routine,
+        "rm" => review("git rm deletes tracked files"),
+        "remote" => match operands.first().copied() {
+            None | Some("show" | "get-url" | "-v") => Class::ReadOnly,
+            Some("add" | "update") => Class::Routine,
+            Some(other) => Class::Review(format!(
+                "git remote {other} changes where the project pushes"
+            )),
+        },
+        "config" => config(&rest, &operands, &has),
+        "submodule" => match operands.first().copied() {
+            None | Some("status" | "summary") => Class::ReadOnly,
+            Some("update" | "init" | "sync" | "add" | "absorbgitdirs") => Class::Routine,
+            _ => review("git submodule foreach runs commands"),
+        },
+        "worktree" => match operands.first().copied() {
+            Some("list") => Class::ReadOnly,
+            Some("add") if operands.get(1).is_some_and(|d| inside(places, d)) => Class::Routine,
+            _ => review("git worktree changes working trees outside the project"),
+        },
+        "filter-branch" | "filter-repo" | "replace" | "update-ref" | "symbolic-ref" | "reflog"
+            if sub != "reflog"
+                || operands
+                    .first()
+                    .is_some_and(|o| matches!(*o, "expire" | "delete")) =>
+        {
+            Class::Review(format!("git {sub} rewrites history or refs"))
+        }
+        "send-email" | "daemon" | "instaweb" | "credential" | "credential-store"
+        | "credential-cache" | "imap-send" | "p4" | "svn" | "cvsimport" | "http-backend"
+        | "upload-pack" | "receive-pack" => {
+            Class::Review(format!("git {sub} reaches the network or credentials"))
+        }
+        s if READ_ONLY.contains(&s) => Class::ReadOnly,
+        s if ROUTINE.contains(&s) => Class::Routine,
+        other => Class::Review(format!("git {other} is not a git command automode knows")),
+    }
+}
+
+fn review(why: &str) -> Class {
+    Class::Review(why.to_string())
+}
+
+fn config(rest: &[&str], operands: &[&str], has: &dyn Fn(&[&str]) -> bool) -> Class {
+    let reading = has(&[
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--list",
+        "-l",
+        "--get-urlmatch",
+        "--show-origin",
+        "--show-scope",
+        "--name-only",
+        "--get-color",
+        "--get-colorbool",
+    ]) || matches!(operands.first().copied(), Some("get" | "list"))
+        || (operands.len() == 1
+            && !has(&[
+                "--unset",
+                "--unset-all",
+                "--remove-section",
+                "--rename-section",
+                "--edit",
+                "-e",
+                "--add",
+                "--replace-all",
+            ]));
+    if reading {
+        return Class::ReadOnly;
+    }
+    if has(&["--global", "--system", "--file", "-f", "--blob"]) || rest.contains(&"--global") {
+        return review("git config changes user-wide or another file's settings");
+    }
+    if has(&["--edit", "-e"]) {
+        return review("git config --edit opens an editor");
+    }
+    if has(&["--unset", "--unset-all"]) || operands.first() == Some(&"unset") {
+        // Removing a local setting restores git's default.
+        return Class::Routine;
+    }
+    let key = operands
+        .iter()
+        .find(|o| !matches!(**o, "set" | "unset"))
+        .map(|k| k.to_ascii_lowercase())
+        .unwrap_or_default();
+    if SAFE_CONFIG_KEYS
+        .iter()
+        .any(|s| key == *s || (s.ends_with('.') && key.starts_with(s)))
+    {
+        return Class::Routine;
+    }
+    if has(&["--unset", "--unset-all"])
+        && !RISKY_KEYS
+            .iter()
+            .any(|r| key.contains(r.trim_start_matches('.')))
+    {
+        return Class::Routine;
+    }
+    Class::Review(format!(
+        "git config {key} can change which programs git runs"
+    ))
+}
+
+/// What the probe found in the repository's configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// No repository, or one with nothing that runs programs.
+    Clean,
+    /// A setting that makes git run programs: which.
+    Risky(String),
+}
+
+/// Probe the configuration git would read in `cwd`: the repository's
+/// config (found by walking up), the global and XDG files and the system
+/// file.
+pub fn probe(cwd: &Path, home: Option<&Path>, xdg_config_home: Option<&str>) -> Probe {
+    let mut files: Vec<PathBuf> = vec![PathBuf::from("/etc/gitconfig")];
+    if let Some(h) = home {
+        files.push(h.join(".gitconfig"));
+    }
+    match xdg_config_home {
+        Some(x) if x.starts_with('/') => files.push(PathBuf::from(x).join("git/config")),
+        _ => {
+            if let Some(h) = home {
+                files.push(h.join(".config/git/config"));
+            }
+        }
+    }
+    if let Some(dir) = git_dir(cwd) {
+        files.push(dir.join("config"));
+        if let Ok(common) = std::fs::read_to_string(dir.join("commondir")) {
+            files.push(dir.join(common.trim()).join("config"));
+        }
+        files.push(dir.join("config.worktree"));
+    }
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        if let Some(key) = risky_key(&text) {
+            return Probe::Risky(format!("{key} in {}", f.display()));
+        }
+    }
+    Probe::Clean
+}
+
+/// The repository directory for `cwd` (`.git` dir, or the dir a `.git`
+/// file points to).
+fn git_dir(cwd: &Path) -> Option<PathBuf> {
+    let mut dir = Some(cwd);
+    while let Some(d) = dir {
+        let candidate = d.join(".git");
+        if candidate.is_dir() {
+            return Some(candidate);
+        }
+        if let Ok(text) = std::fs::read_to_string(&candidate)
+            && let Some(rest) = text.trim().strip_prefix("gitdir:")
+        {
+            let p = Path::new(rest.trim());
+            return Some(if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                d.join(p)
+            });
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// The first setting in a git config file that runs a program during
+/// read-only commands (fsmonitor, textconv/external diff, filters,
+/// includes that could bring those in).
+fn risky_key(text: &str) -> Option<String> {
+    let mut section = String::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('#') || line.starts_with(';') || line.is_empty() {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix('[') {
+            let head = rest.split(']').next().unwrap_or("");
+            let mut parts = head.splitn(2, char::is_whitespace);
+            let name = parts.next().unwrap_or("").to_ascii_lowercase();
+            section = match parts.next() {
+                Some(sub) => format!("{name}.{}.", sub.trim().trim_matches('"')),
+                None => format!("{name}."),
+            };
+            let after = rest.split_once(']').map_or("", |(_, a)| a.trim());
+            if after.is_empty() {
+                continue;
+            }
+            return risky(&section, after);
+        }
+        if let Some(hit) = risky(&section, line) {
+            return Some(hit);
+        }
+    }
+    None
+}
+
+fn risky(section: &str, line: &str) -> Option<String> {
+    let key = line
+        .split(['=', ' ', '\t'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let value = line
+        .split_once('=')
+        .map_or("true", |(_, v)| v.trim())
+        .to_ascii_lowercase();
+    let full = format!("{}{key}", section.to_ascii_lowercase());
+    let hit = match full.as_str() {
+        "core.fsmonitor" => !matches!(value.as_str(), "false" | "no" | "off" | "0" | ""),
+        "diff.external" | "include.path" | "core.hookspath" => true,
+        _ => {
+            (full.starts_with("diff.")
+                && (full.ends_with(".textconv") || full.ends_with(".command")))
+                || (full.starts_with("filter.")
+                    && (full.ends_with(".clean")
+                        || full.ends_with(".smudge")
+                        || full.ends_with(".process")))
+                || full.starts_with("includeif.")
+        }
+    };
+    hit.then_some(full)
+}
+
+/// The environment read-only git commands run under: no optional index
+/// writes, no fsmonitor, no hooks, no pager.
+pub fn safe_env(existing_count: usize) -> Vec<(String, String)> {
+    let pairs = [
+        ("core.fsmonitor", "false"),
+        ("core.hooksPath", "/dev/null"),
+        ("core.pager", "cat"),
+    ];
+    let mut env = vec![
+        ("GIT_OPTIONAL_LOCKS".to_string(), "0".to_string()),
+        ("GIT_PAGER".to_string(), "cat".to_string()),
+        (
+            "GIT_CONFIG_COUNT".to_string(),
+            (existing_count + pairs.len()).to_string(),
+        ),
+    ];
+    for (n, (k, v)) in pairs.iter().enumerate() {
+        env.push((
+            format!("GIT_CONFIG_KEY_{}", existing_count + n),
+            (*k).to_string(),
+        ));
+        env.push((
+            format!("GIT_CONFIG_VALUE_{}", existing_count + n),
+            (*v).to_string(),
+        ));
+    }
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_programs_in_git_config() {
+        assert_eq!(
+            risky_key("[core]\n\tfsmonitor = .git/hooks/x\n"),
+            Some("core.fsmonitor".into())
+        );
+        assert_eq!(risky_key("[core]\n\tfsmonitor = false\n"), None);
+        assert_eq!(
+            risky_key("[diff \"pdf\"]\n\ttextconv = pdftotext\n"),
+            Some("diff.pdf.textconv".into())
+        );
+        assert_eq!(
+            risky_key("[filter \"lfs\"]\n  clean = git-lfs clean -- %f\n"),
+            Some("filter.lfs.clean".into())
+        );
+        assert_eq!(
+            risky_key("[include]\n path = other\n"),
+            Some("include.path".into())
+        );
+        assert_eq!(risky_key("[user]\n name = x\n[color]\n ui = auto\n"), None);
+    }
+}

@@ -1,0 +1,965 @@
+//! The policy: the ordered tiers of DESIGN §4 as a table, one function
+//! each, tried in one loop; the first that decides gives the verdict,
+//! and every tier's outcome is kept in the trace. Reads the analysis, the
+//! effective configuration and the places it must know; decides; runs
+//! nothing.
+
+pub mod catalogue;
+pub mod decision;
+pub mod git;
+pub mod inline;
+pub mod places;
+pub mod rules;
+pub mod tools;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+
+pub use decision::{Decision, Step, Tier, Verdict};
+use places::Places;
+use tools::Class;
+
+use crate::config::{Config, RuleEntry};
+use crate::shell::analysis::{Analysis, Effect, EffectKind, FindingKind, Stdin, TargetKind};
+
+/// Everything a decision reads.
+#[derive(Debug)]
+pub struct Ctx<'a> {
+    pub analysis: &'a Analysis,
+    pub script: &'a str,
+    pub places: &'a Places,
+    pub config: &'a Config,
+    /// Auto mode on for this session (from state and config), and why.
+    pub enabled: (bool, String),
+    /// PATH as automode was started with.
+    pub env_path: &'a str,
+    /// `XDG_CONFIG_HOME` (for git's configuration files).
+    pub xdg_config_home: Option<&'a str>,
+    /// `GIT_CONFIG_COUNT` already in the environment.
+    pub git_config_count: usize,
+}
+
+/// A tier either decides or passes with a note for the trace.
+type TierFn = fn(&Ctx<'_>, &mut Scratch) -> Result<Verdict, String>;
+
+/// The tiers, in order (DESIGN §4).
+const TIERS: &[(Tier, TierFn)] = &[
+    (Tier::Disabled, disabled),
+    (Tier::DenyRule, deny_rules),
+    (Tier::AskRule, ask_rules),
+    (Tier::Analysis, opaque),
+    (Tier::HardDeny, hard_deny),
+    (Tier::PathGate, path_gate),
+    (Tier::InsideWorkingDirectory, inside_working_directory),
+    (Tier::AllowRule, allow_rules),
+    (Tier::ReadOnly, read_only),
+    (Tier::Routine, routine),
+    (Tier::Classifier, classifier),
+];
+
+/// What earlier tiers learnt for later ones.
+#[derive(Default)]
+struct Scratch {
+    facts: Option<Facts>,
+    /// A protected path the script writes (no allow tier then).
+    protected: Option<String>,
+}
+
+/// Decide on one invocation.
+pub fn decide(ctx: &Ctx<'_>) -> Verdict {
+    let mut scratch = Scratch::default();
+    let mut trace = Vec::new();
+    for (tier, run) in TIERS {
+        match run(ctx, &mut scratch) {
+            Ok(mut v) => {
+                trace.push(Step {
+                    tier: *tier,
+                    outcome: format!("{}: {}", v.decision, v.reason),
+                });
+                v.trace = trace;
+                return v;
+            }
+            Err(note) => trace.push(Step {
+                tier: *tier,
+                outcome: note,
+            }),
+        }
+    }
+    // The classifier tier always decides; this is unreachable, and fails
+    // closed if it ever is not.
+    let mut v = Verdict::new(
+        Decision::Deny,
+        Tier::Classifier,
+        "no-tier",
+        "built-in",
+        "no tier decided",
+    );
+    v.trace = trace;
+    v
+}
+
+// ------------------------------------------------------------ tiers
+
+fn disabled(ctx: &Ctx<'_>, _: &mut Scratch) -> Result<Verdict, String> {
+    if ctx.enabled.0 {
+        return Err("auto mode is on".into());
+    }
+    Ok(Verdict::new(
+        Decision::Allow,
+        Tier::Disabled,
+        "auto-mode-off",
+        ctx.enabled.1.clone(),
+        "auto mode is off: the command runs without policy (still supervised)",
+    ))
+}
+
+/// The texts a rule is matched against, per command: the command line
+/// with literal words and dynamic words as written.
+fn command_texts(a: &Analysis) -> Vec<String> {
+    a.commands
+        .iter()
+        .map(|c| {
+            let mut words: Vec<String> = c
+                .env
+                .iter()
+                .map(|(n, v)| format!("{n}={}", v.known().unwrap_or(&v.raw)))
+                .collect();
+            words.extend(
+                c.argv
+                    .iter()
+                    .map(|w| w.lit().map_or_else(|| w.raw.clone(), str::to_string)),
+            );
+            words.join(" ")
+        })
+        .collect()
+}
+
+/// Expand `~/` in a rule pattern to the home directory.
+fn rule_of(entry: &RuleEntry, home: Option<&Path>) -> Result<rules::Rule, String> {
+    let text = match (home, entry.pattern.find("(~/")) {
+        (Some(h), Some(at)) => format!(
+            "{}({}/{}",
+            &entry.pattern[..at],
+            h.display(),
+            &entry.pattern[at + 3..]
+        ),
+        _ => entry.pattern.clone(),
+    };
+    rules::parse(&text)
+}
+
+/// The first rule any command (or file effect) matches: deny and ask.
+fn any_match(ctx: &Ctx<'_>, list: &[RuleEntry]) -> Option<(String, String, String)> {
+    let texts = command_texts(ctx.analysis);
+    for entry in list {
+        let rule = match rule_of(entry, ctx.places.home.as_deref()) {
+            Ok(r) => r,
+            // A rule that does not parse matches everything (fail closed).
+            Err(e) => {
+                return Some((
+                    entry.pattern.clone(),
+                    entry.source.to_string(),
+                    format!("the rule does not parse ({e})"),
+                ));
+            }
+        };
+        let hit = match rule.kind {
+            rules::RuleKind::Bash => {
+                let mut candidates: Vec<&str> = texts.iter().map(String::as_str).collect();
+                candidates.push(ctx.script);
+                candidates.extend(ctx.analysis.commands.iter().map(|c| c.source.as_str()));
+                candidates
+                    .into_iter()
+                    .find(|t| rules::matches(&rule, t, true))
+                    .map(str::to_string)
+            }
+            rules::RuleKind::Read | rules::RuleKind::Write => {
+                ctx.analysis.effects.iter().find_map(|e| {
+                    let wanted = match rule.kind {
+                        rules::RuleKind::Read => e.kind == EffectKind::Read,
+                        _ => e.kind != EffectKind::Read,
+                    };
+                    if !wanted {
+                        return None;
+                    }
+                    let mut paths: Vec<String> = e
+                        .path
+                        .iter()
+                        .chain(e.lexical.iter())
+                        .map(|p| p.display().to_string())
+                        .collect();
+                    paths.push(e.raw.clone());
+                    paths.into_iter().find(|p| rules::matches(&rule, p, true))
+                })
+            }
+            rules::RuleKind::Other(_) => None,
+        };
+        if let Some(text) = hit {
+            let shown: String = text.chars().take(200).collect();
+            return Some((
+                entry.pattern.clone(),
+                entry.source.to_string(),
+                format!("matches {shown:?}"),
+            ));
+        }
+    }
+    None
+}
+
+fn deny_rules(ctx: &Ctx<'_>, _: &mut Scratch) -> Result<Verdict, String> {
+    match any_match(ctx, &ctx.config.deny) {
+        Some((rule, source, why)) => Ok(Verdict::new(
+            Decision::Deny,
+            Tier::DenyRule,
+            rule,
+            source,
+            format!("a permissions.deny rule {why}"),
+        )),
+        None => Err(format!(
+            "{} deny rules, none matches",
+            ctx.config.deny.len()
+        )),
+    }
+}
+
+fn ask_rules(ctx: &Ctx<'_>, _: &mut Scratch) -> Result<Verdict, String> {
+    match any_match(ctx, &ctx.config.ask) {
+        Some((rule, source, why)) => Ok(Verdict::new(
+            Decision::Ask,
+            Tier::AskRule,
+            rule,
+            source,
+            format!("a permissions.ask rule {why}: the user must approve it"),
+        )),
+        None => Err(format!("{} ask rules, none matches", ctx.config.ask.len())),
+    }
+}
+
+fn opaque(ctx: &Ctx<'_>, _: &mut Scratch) -> Result<Verdict, String> {
+    match &ctx.analysis.opaque {
+        Some(why) => Ok(Verdict::new(
+            Decision::Deny,
+            Tier::Analysis,
+            "opaque",
+            "built-in",
+            format!("the script could not be analysed: {why}"),
+        )),
+        None => Err(format!(
+            "analysed: {} commands, {} file effects, {} findings",
+            ctx.analysis.commands.len(),
+            ctx.analysis.effects.len(),
+            ctx.analysis.findings.len()
+        )),
+    }
+}
+
+fn hard_deny(ctx: &Ctx<'_>, _: &mut Scratch) -> Result<Verdict, String> {
+    for check in catalogue::CATALOGUE {
+        if let Some(evidence) = (check.check)(ctx) {
+            return Ok(Verdict::new(
+                Decision::Deny,
+                Tier::HardDeny,
+                check.id,
+                "built-in",
+                format!("{evidence} ({})", check.reason),
+            ));
+        }
+    }
+    Err(format!(
+        "none of {} checks fires",
+        catalogue::CATALOGUE.len()
+    ))
+}
+
+fn path_gate(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
+    for denied in &ctx.config.denied_paths {
+        let Some(base) = expand(ctx, &denied.value) else {
+            continue;
+        };
+        for (p, what) in touched(ctx) {
+            if p.starts_with(&base) {
+                return Ok(Verdict::new(
+                    Decision::Deny,
+                    Tier::PathGate,
+                    denied.value.clone(),
+                    denied.source.to_string(),
+                    format!(
+                        "{what} {}, inside the denied path {}",
+                        p.display(),
+                        base.display()
+                    ),
+                ));
+            }
+        }
+    }
+    scratch.protected = protected_write(ctx);
+    match &scratch.protected {
+        Some(why) => Err(format!("writes a protected path ({why}): no allow tier")),
+        None => Err("no denied or protected path".into()),
+    }
+}
+
+fn inside_working_directory(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
+    if !ctx.config.allow_inside_working_directory.value {
+        return Err("allowInsideWorkingDirectory is off".into());
+    }
+    if let Some(p) = &scratch.protected {
+        return Err(format!("protected: {p}"));
+    }
+    let facts = facts(ctx, scratch);
+    match facts.review.first() {
+        Some(why) => Err(why.clone()),
+        None => Ok(Verdict::new(
+            Decision::Allow,
+            Tier::InsideWorkingDirectory,
+            "allowInsideWorkingDirectory",
+            ctx.config.allow_inside_working_directory.source.to_string(),
+            "every file the script changes is inside the working directory",
+        )),
+    }
+}
+
+fn allow_rules(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
+    if ctx.config.allow.is_empty() {
+        return Err("no allow rules".into());
+    }
+    if let Some(p) = &scratch.protected {
+        return Err(format!("protected: {p}"));
+    }
+    let parsed: Vec<(&RuleEntry, rules::Rule)> = ctx
+        .config
+        .allow
+        .iter()
+        .filter_map(|e| rule_of(e, ctx.places.home.as_deref()).ok().map(|r| (e, r)))
+        .filter(|(_, r)| r.kind == rules::RuleKind::Bash)
+        .collect();
+    let texts = command_texts(ctx.analysis);
+    let facts = facts(ctx, scratch);
+    let mut used: Option<&RuleEntry> = None;
+    for (i, text) in texts.iter().enumerate() {
+        // Wrappers and builtins are judged through the commands they run.
+        if facts.classes.get(i) == Some(&Class::Neutral) {
+            continue;
+        }
+        match parsed.iter().find(|(_, r)| rules::matches(r, text, false)) {
+            Some((e, _)) => used = used.or(Some(e)),
+            None => return Err(format!("{text:?} matches no allow rule")),
+        }
+    }
+    match used {
+        Some(e) => Ok(Verdict::new(
+            Decision::Allow,
+            Tier::AllowRule,
+            e.pattern.clone(),
+            e.source.to_string(),
+            "every command matches a permissions.allow rule",
+        )),
+        None => Err("no command to match".into()),
+    }
+}
+
+fn read_only(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
+    if ctx.config.classify_read_only_tools.value {
+        return Err("classifyReadOnlyTools is on".into());
+    }
+    let facts = facts(ctx, scratch);
+    if let Some(why) = facts.review.first().or(facts.unknown.first()) {
+        return Err(why.clone());
+    }
+    if let Some((i, _)) = facts
+        .classes
+        .iter()
+        .enumerate()
+        .find(|(_, c)| !matches!(c, Class::ReadOnly | Class::Neutral))
+    {
+        return Err(format!(
+            "{} is not read-only",
+            ctx.analysis.commands[i].source.lines().next().unwrap_or("")
+        ));
+    }
+    if let Some(w) = &facts.first_write {
+        return Err(format!("writes {w}"));
+    }
+    let mut v = Verdict::new(
+        Decision::Allow,
+        Tier::ReadOnly,
+        "read-only",
+        "built-in",
+        "every command only reads",
+    );
+    if facts.uses_git {
+        match git::probe(
+            &ctx.places.cwd,
+            ctx.places.home.as_deref(),
+            ctx.xdg_config_home,
+        ) {
+            git::Probe::Clean => v.exec_env = git::safe_env(ctx.git_config_count),
+            git::Probe::Risky(what) => {
+                return Err(format!("the git configuration runs programs ({what})"));
+            }
+        }
+    }
+    Ok(v)
+}
+
+fn routine(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
+    if let Some(p) = &scratch.protected {
+        return Err(format!("protected: {p}"));
+    }
+    let facts = facts(ctx, scratch);
+    if let Some(why) = facts.review.first().or(facts.unknown.first()) {
+        return Err(why.clone());
+    }
+    if facts.uses_git
+        && let git::Probe::Risky(what) = git::probe(
+            &ctx.places.cwd,
+            ctx.places.home.as_deref(),
+            ctx.xdg_config_home,
+        )
+    {
+        return Err(format!("the git configuration runs programs ({what})"));
+    }
+    Ok(Verdict::new(
+        Decision::Allow,
+        Tier::Routine,
+        "routine",
+        "built-in",
+        "routine project work: every change stays inside the working directory",
+    ))
+}
+
+fn classifier(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
+    let protected = scratch.protected.clone();
+    let facts = facts(ctx, scratch);
+    let why = protected
+        .map(|p| format!("writes a protected path: {p}"))
+        .or_else(|| facts.review.first().cloned())
+        .or_else(|| facts.unknown.first().cloned())
+        .unwrap_or_else(|| "no allow tier settles it".into());
+    Ok(Verdict::new(
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+        "built-in",
+        why,
+    ))
+}
+
+// ------------------------------------------------------------ facts
+
+/// What the allow tiers need to know about the script, computed once.
+#[derive(Debug, Default)]
+struct Facts {
+    classes: Vec<Class>,
+    /// Reasons only the classifier can settle (first is reported).
+    review: Vec<String>,
+    /// Programs automode does not know.
+    unknown: Vec<String>,
+    /// The first file the script changes (other than /dev/null).
+    first_write: Option<String>,
+    uses_git: bool,
+}
+
+fn facts<'s>(ctx: &Ctx<'_>, scratch: &'s mut Scratch) -> &'s Facts {
+    scratch.facts.get_or_insert_with(|| compute_facts(ctx))
+}
+
+/// Programs that only name files (print, test, list, hash, count): a
+/// secret path among their arguments is not read out.
+const NAMES_ONLY: &[&str] = &[
+    "echo",
+    "printf",
+    "test",
+    "[",
+    "[[",
+    "ls",
+    "stat",
+    "realpath",
+    "readlink",
+    "basename",
+    "dirname",
+    "which",
+    "type",
+    "command",
+    "du",
+    "df",
+    "file",
+    "wc",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "mkdir",
+    "touch",
+    "cd",
+    "pushd",
+    "export",
+    "git",
+    "chmod",
+];
+
+/// Harmless special files.
+fn device_sink(p: &Path) -> bool {
+    let s = p.to_string_lossy();
+    matches!(
+        s.as_ref(),
+        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/zero"
+    ) || s.starts_with("/dev/fd/")
+        || s.starts_with("/proc/self/fd/")
+}
+
+fn compute_facts(ctx: &Ctx<'_>) -> Facts {
+    let a = ctx.analysis;
+    let mut f = Facts::default();
+    for (i, c) in a.commands.iter().enumerate() {
+        let class = match c.base_name() {
+            None => Class::Review(format!(
+                "the program {} is only known at run time",
+                c.argv.first().map_or("", |w| w.raw.as_str())
+            )),
+            Some(name) => {
+                let call = tools::Call {
+                    name,
+                    args: c.argv.iter().skip(1).map(|w| w.lit()).collect(),
+                    places: ctx.places,
+                    command: c,
+                    piped: a
+                        .commands
+                        .get(i + 1)
+                        .is_some_and(|n| n.stdin == Stdin::Pipe && n.depth == c.depth),
+                };
+                tools::judge(&call)
+            }
+        };
+        if c.base_name() == Some("git") {
+            f.uses_git = true;
+        }
+        for (n, v) in &c.env {
+            if n == "PATH" && !v.known().is_some_and(|v| catalogue::path_value_ok(ctx, v)) {
+                f.review.push(format!(
+                    "runs {} with PATH={}",
+                    c.base_name().unwrap_or(""),
+                    v.raw
+                ));
+            }
+        }
+        // A function that calls itself (`:(){ :|:& };:`).
+        if let (Some(func), Some(name)) = (&c.in_function, c.name())
+            && func == name
+        {
+            f.review.push(format!(
+                "the function {name} calls itself (a fork bomb when backgrounded)"
+            ));
+        }
+        // Project work run somewhere else after `cd`.
+        if matches!(class, Class::Routine)
+            && (c.cwd.is_empty() || c.cwd.iter().any(|d| !ctx.places.inside_cwd(d)))
+        {
+            let wher = c.cwd.first().map_or_else(
+                || "a directory only known at run time".to_string(),
+                |d| d.display().to_string(),
+            );
+            f.review.push(format!(
+                "{} runs in {wher}, outside the working directory",
+                c.base_name().unwrap_or("")
+            ));
+        }
+        if let Class::Review(why) = &class {
+            if why.ends_with("is not a program automode knows") {
+                f.unknown.push(why.clone());
+            } else {
+                f.review.push(why.clone());
+            }
+        }
+        f.classes.push(class);
+        // Secrets named on the command line (`base64 ~/.ssh/id_rsa`,
+        // `tar czf k.tgz ~/.ssh`), unless the program only names files.
+        if !c.base_name().is_some_and(|n| NAMES_ONLY.contains(&n)) {
+            for w in c.argv.iter().skip(1) {
+                let Some(t) = w.known() else { continue };
+                let t = t
+                    .split_once('=')
+                    .map_or(t, |(k, v)| if k.starts_with('-') { v } else { t });
+                if t.starts_with('-')
+                    || !(t.contains('/') || t.starts_with('.') || t.starts_with('~'))
+                {
+                    continue;
+                }
+                let base = c.cwd.first().unwrap_or(&ctx.places.cwd);
+                let p = crate::shell::paths::resolve(base, t).0;
+                if let Some(why) = ctx.places.secret_under(&p) {
+                    f.review.push(format!("reads a secret: {why}"));
+                }
+            }
+        }
+    }
+    for finding in &a.findings {
+        match finding.kind {
+            FindingKind::RuntimeSink => f
+                .review
+                .push(format!("runtime evaluation: {}", finding.detail)),
+            FindingKind::ForeignShell => f.review.push(format!(
+                "a shell whose grammar is not bash's: {}",
+                finding.detail
+            )),
+            FindingKind::InteractiveShell => f.review.push(finding.detail.clone()),
+            FindingKind::InlineCode => {
+                let (lang, code) = inline::split_detail(&finding.detail);
+                if !inline::harmless(lang, code) {
+                    f.review.push(format!(
+                        "inline {lang} code is not proven harmless: {}",
+                        code.chars().take(120).collect::<String>()
+                    ));
+                }
+            }
+            FindingKind::MissingScript => {
+                // A script that does not exist is either a mistake (bash
+                // reports it) or made by something the analysis does not
+                // model: only a virtual environment's activate script,
+                // made by a venv command just before, is expected.
+                let idx = finding.command.unwrap_or(0);
+                let venv = finding.detail.contains("/bin/activate")
+                    && a.commands.iter().take(idx).any(|c| {
+                        c.argv
+                            .iter()
+                            .any(|w| matches!(w.lit(), Some("venv" | "virtualenv")))
+                    });
+                if !venv {
+                    f.review.push(format!(
+                        "{}: what it will contain is not known",
+                        finding.detail
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    for e in &a.effects {
+        effect_facts(ctx, e, &mut f);
+    }
+    for asg in &a.assignments {
+        if asg.name == "PATH"
+            && (asg.before..a.commands.len()).any(|i| {
+                !a.commands[i]
+                    .base_name()
+                    .is_some_and(|n| catalogue::INERT_BUILTINS.contains(&n))
+            })
+            && !asg
+                .value
+                .as_deref()
+                .is_some_and(|v| catalogue::path_value_ok(ctx, v))
+        {
+            f.review.push(format!(
+                "sets PATH to {}, so later program names may run other programs",
+                asg.value
+                    .as_deref()
+                    .unwrap_or("a value only known at run time")
+            ));
+        }
+    }
+    f
+}
+
+fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
+    let places = ctx.places;
+    if let Some(p) = &e.path
+        && (p.starts_with("/dev/tcp") || p.starts_with("/dev/udp"))
+    {
+        f.review
+            .push(format!("opens a network connection ({})", p.display()));
+        return;
+    }
+    if e.kind == EffectKind::Read {
+        if let Some(p) = &e.path {
+            let secret = if e.recursive {
+                places.secret_under(p)
+            } else {
+                places.secret(p)
+            };
+            if let Some(why) = secret {
+                f.review.push(format!("reads a secret: {why}"));
+            }
+            let home_wide = e.recursive
+                && (places.is_home_root(p)
+                    || places.home.as_ref().is_some_and(|h| h.starts_with(p)));
+            if home_wide {
+                f.review
+                    .push(format!("reads all of {} (secrets live there)", p.display()));
+            }
+            if e.target == TargetKind::Glob && !places.inside_cwd(p) && places.home_of(p).is_some()
+            {
+                f.review.push(format!(
+                    "reads files matching {} in a home directory",
+                    e.raw
+                ));
+            }
+        }
+        return;
+    }
+    let Some(path) = &e.path else {
+        f.review.push(format!(
+            "{} {}, a path only known at run time",
+            verb(e.kind),
+            e.raw
+        ));
+        return;
+    };
+    if device_sink(path) {
+        return;
+    }
+    let all: Vec<&PathBuf> = e
+        .path
+        .iter()
+        .chain(e.lexical.iter())
+        .chain(e.alternatives.iter())
+        .collect();
+    if e.kind == EffectKind::Delete {
+        if artifact_effect(places, e) || rename_source(ctx, e) {
+            f.first_write
+                .get_or_insert_with(|| path.display().to_string());
+            return;
+        }
+        if let Some(outside) = all.iter().find(|p| !places.inside_cwd(p)) {
+            f.review.push(format!(
+                "deletes {}, outside the working directory",
+                outside.display()
+            ));
+            return;
+        }
+        let exists = all.iter().any(|p| std::fs::symlink_metadata(p).is_ok());
+        if !exists && e.target == TargetKind::Literal {
+            return;
+        }
+        if e.filter.is_some() && e.target != TargetKind::Literal || e.filter.is_some() {
+            f.review.push(format!(
+                "deletes files matching {} under {}",
+                e.filter.as_deref().unwrap_or("*"),
+                path.display()
+            ));
+            return;
+        }
+        f.review.push(format!(
+            "deletes {}, which already exists and is not a build artifact",
+            path.display()
+        ));
+        return;
+    }
+    let command = e.command.and_then(|i| ctx.analysis.commands.get(i));
+    // `ln -s TARGET LINK` changes TARGET only if something later writes
+    // through LINK in this script (later scripts see the link resolved).
+    if command.is_some_and(|c| c.base_name() == Some("ln"))
+        && e.kind == EffectKind::Write
+        && !e.redirect
+    {
+        let links: Vec<&PathBuf> = ctx
+            .analysis
+            .effects
+            .iter()
+            .filter(|o| o.command == e.command && o.kind == EffectKind::Create)
+            .filter_map(|o| o.path.as_ref())
+            .collect();
+        let written_through = ctx.analysis.effects.iter().any(|o| {
+            o.command != e.command
+                && o.kind != EffectKind::Read
+                && o.path.as_ref().is_some_and(|p| links.contains(&p))
+        });
+        if !written_through {
+            return;
+        }
+    }
+    // `> file` with no command (or `:`) only empties the file.
+    if e.redirect
+        && e.kind == EffectKind::Write
+        && command.is_none_or(|c| {
+            let args: Vec<Option<&str>> = c.argv.iter().skip(1).map(|w| w.lit()).collect();
+            match c.base_name() {
+                Some(":" | "true" | "false") => true,
+                Some("echo") => {
+                    args.iter().all(|a| matches!(a, Some("-n" | ""))) && !args.is_empty()
+                }
+                Some("printf") => args == [Some("")],
+                _ => false,
+            }
+        })
+        && std::fs::metadata(path).is_ok_and(|m| m.len() > 0)
+        && places.artifact(path).is_none()
+    {
+        f.review.push(format!(
+            "empties {}, which already has content",
+            path.display()
+        ));
+    }
+    f.first_write
+        .get_or_insert_with(|| path.display().to_string());
+    if let Some(outside) = all
+        .iter()
+        .find(|p| !places.inside_cwd(p) && !device_sink(p))
+    {
+        f.review.push(format!(
+            "{} {}, outside the working directory",
+            verb(e.kind),
+            outside.display()
+        ));
+    }
+}
+
+fn verb(kind: EffectKind) -> &'static str {
+    match kind {
+        EffectKind::Read => "reads",
+        EffectKind::Write | EffectKind::Create => "writes",
+        EffectKind::Append => "appends to",
+        EffectKind::Delete => "deletes",
+        EffectKind::Permission => "changes permissions of",
+        EffectKind::Owner => "changes the owner of",
+    }
+}
+
+/// A deletion whose every target is a regenerable build artifact inside
+/// the working directory.
+pub fn artifact_effect(places: &Places, e: &Effect) -> bool {
+    if e.kind != EffectKind::Delete {
+        return false;
+    }
+    let all: Vec<&PathBuf> = e
+        .path
+        .iter()
+        .chain(e.lexical.iter())
+        .chain(e.alternatives.iter())
+        .collect();
+    if all.is_empty() {
+        return false;
+    }
+    all.iter().all(|p| {
+        if !places.inside_cwd(p) || p.as_path() == places.cwd {
+            return false;
+        }
+        match (&e.target, &e.filter) {
+            (TargetKind::Literal | TargetKind::Dynamic, None) => places.artifact(p).is_some(),
+            (_, Some(filter)) => {
+                places.artifact(p).is_some() || places::artifact_name(filter).is_some()
+            }
+            (TargetKind::Glob, None) => places.artifact(p).is_some(),
+        }
+    }) || all.iter().all(|p| {
+        // `find . -name __pycache__ -exec rm -rf {} +`: the base is the
+        // working directory itself, the filter an artifact name.
+        p.as_path() == places.cwd
+            && e.filter
+                .as_deref()
+                .is_some_and(|f| places::artifact_name(f).is_some())
+    })
+}
+
+/// `mv a b` inside the working directory: the source is renamed, not
+/// destroyed.
+pub fn rename_source(ctx: &Ctx<'_>, e: &Effect) -> bool {
+    let Some(i) = e.command else { return false };
+    let Some(c) = ctx.analysis.commands.get(i) else {
+        return false;
+    };
+    if c.base_name() != Some("mv") || e.target != TargetKind::Literal {
+        return false;
+    }
+    let inside = |p: &Option<PathBuf>| {
+        p.as_ref()
+            .is_some_and(|p| ctx.places.inside_cwd(p) && *p != ctx.places.cwd)
+    };
+    inside(&e.path)
+        && ctx
+            .analysis
+            .effects
+            .iter()
+            .filter(|o| {
+                o.command == Some(i) && o.kind != EffectKind::Delete && o.kind != EffectKind::Read
+            })
+            .all(|o| inside(&o.path))
+}
+
+/// A configured path, absolute: `~/x` in the home, relative to the
+/// working directory.
+fn expand(ctx: &Ctx<'_>, p: &str) -> Option<PathBuf> {
+    let abs = if let Some(rest) = p.strip_prefix("~/") {
+        ctx.places.home.as_ref()?.join(rest)
+    } else if p == "~" {
+        ctx.places.home.clone()?
+    } else {
+        ctx.places.cwd.join(p)
+    };
+    Some(crate::shell::paths::resolve(Path::new("/"), &abs.to_string_lossy()).0)
+}
+
+/// Every path the script touches, with how.
+fn touched(ctx: &Ctx<'_>) -> Vec<(PathBuf, &'static str)> {
+    let mut out = Vec::new();
+    for e in &ctx.analysis.effects {
+        for p in e
+            .path
+            .iter()
+            .chain(e.lexical.iter())
+            .chain(e.alternatives.iter())
+        {
+            out.push((p.clone(), verb(e.kind)));
+        }
+    }
+    for c in &ctx.analysis.commands {
+        for w in c.argv.iter().skip(1) {
+            if let Some(t) = w.known()
+                && (t.starts_with('/')
+                    || t.starts_with('~')
+                    || t.starts_with('.')
+                    || t.contains('/'))
+                && !t.starts_with('-')
+            {
+                out.push((crate::shell::paths::resolve(&ctx.places.cwd, t).0, "names"));
+            }
+        }
+    }
+    out
+}
+
+/// The first protected path the script changes.
+fn protected_write(ctx: &Ctx<'_>) -> Option<String> {
+    for e in &ctx.analysis.effects {
+        if e.kind == EffectKind::Read {
+            continue;
+        }
+        for p in e
+            .path
+            .iter()
+            .chain(e.lexical.iter())
+            .chain(e.alternatives.iter())
+        {
+            if device_sink(p) {
+                continue;
+            }
+            for entry in &ctx.config.protected_paths {
+                let name = entry.value.as_str();
+                let hit = if name.contains('/') || name.starts_with('~') {
+                    expand(ctx, name).is_some_and(|base| p.starts_with(base))
+                } else {
+                    // A name: at the top of the project (`.env`,
+                    // `.husky`), and anywhere for version-control dirs.
+                    let rel = p.strip_prefix(&ctx.places.cwd).unwrap_or(p);
+                    let vcs = matches!(name, ".git" | ".hg" | ".svn" | ".automode");
+                    rel.components()
+                        .next()
+                        .is_some_and(|c| c.as_os_str() == name)
+                        || (vcs && rel.components().any(|c| c.as_os_str() == name))
+                };
+                if hit {
+                    return Some(format!(
+                        "{} {} ({name}, from {})",
+                        verb(e.kind),
+                        p.display(),
+                        entry.source
+                    ));
+                }
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,194 @@
+//! Permission rules (seed 001): `bash(pattern)`, `read(path)`,
+//! `write(path)`, or a bare tool name. Case-insensitive; `*` matches any
+//! run of characters including `/` and newlines. Matching is linear time
+//! (a greedy matcher with one backtrack point per star: no blow-up), with
+//! bounded pattern (4,096) and argument (1,048,576) lengths in UTF-16
+//! units. An over-long argument matches deny and ask rules and never an
+//! allow rule.
+
+/// Longest pattern accepted.
+pub const MAX_PATTERN_UNITS: usize = 4096;
+/// Longest argument matched.
+pub const MAX_ARGUMENT_UNITS: usize = 1_048_576;
+
+/// What a rule applies to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleKind {
+    Bash,
+    Read,
+    Write,
+    /// Another tool name (bare): never matches a shell command.
+    Other(String),
+}
+
+/// A parsed rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    pub kind: RuleKind,
+    /// Lower-cased pattern (None: the bare tool, any argument).
+    pub pattern: Option<Vec<char>>,
+    pub text: String,
+}
+
+/// Parse `bash(git push*)`, `read(~/.ssh/*)`, `Bash`, … None if invalid.
+pub fn parse(text: &str) -> Result<Rule, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("empty rule".into());
+    }
+    let (tool, pattern) = match t.find('(') {
+        Some(open) if t.ends_with(')') => (&t[..open], Some(&t[open + 1..t.len() - 1])),
+        Some(_) => return Err(format!("rule {t:?} has an unclosed parenthesis")),
+        None => (t, None),
+    };
+    if let Some(p) = pattern
+        && p.encode_utf16().count() > MAX_PATTERN_UNITS
+    {
+        return Err(format!(
+            "rule pattern longer than {MAX_PATTERN_UNITS} UTF-16 units"
+        ));
+    }
+    let kind = match tool.to_ascii_lowercase().as_str() {
+        "bash" | "shell" | "sh" => RuleKind::Bash,
+        "read" => RuleKind::Read,
+        "write" | "edit" => RuleKind::Write,
+        other if !other.is_empty() => RuleKind::Other(other.to_string()),
+        _ => return Err(format!("rule {t:?} names no tool")),
+    };
+    Ok(Rule {
+        kind,
+        pattern: pattern.map(|p| p.to_lowercase().chars().collect()),
+        text: t.to_string(),
+    })
+}
+
+/// Does `pattern` (lower-case) match `text`? `overlong` is what an
+/// argument over the limit counts as.
+pub fn matches(rule: &Rule, text: &str, overlong: bool) -> bool {
+    let Some(pattern) = &rule.pattern else {
+        return true;
+    };
+    if text.encode_utf16().count() > MAX_ARGUMENT_UNITS {
+        return overlong;
+    }
+    let lowered: Vec<char> = text.to_lowercase().chars().collect();
+    glob_match(pattern, &lowered)
+}
+
+/// `*`-only glob match in O(|p| + |s|): the literal segments between
+/// stars are found left to right, each with a linear (KMP) search; the
+/// first must be a prefix and the last a suffix unless a star is there.
+fn glob_match(p: &[char], s: &[char]) -> bool {
+    let segments: Vec<&[char]> = p.split(|c| *c == '*').collect();
+    if segments.len() == 1 {
+        return p == s;
+    }
+    let (first, rest) = match segments.split_first() {
+        Some(x) => x,
+        None => return true,
+    };
+    let (last, middle) = match rest.split_last() {
+        Some(x) => x,
+        None => return true,
+    };
+    if !s.starts_with(first) {
+        return false;
+    }
+    let mut from = first.len();
+    for seg in middle {
+        if seg.is_empty() {
+            continue;
+        }
+        match find(&s[from..], seg) {
+            Some(at) => from += at + seg.len(),
+            None => return false,
+        }
+    }
+    s.len() >= from + last.len() && s.ends_with(last)
+}
+
+/// Knuth–Morris–Pratt search: the first index of `needle` in `hay`.
+fn find(hay: &[char], needle: &[char]) -> Option<usize> {
+    let mut fail = vec![0usize; needle.len()];
+    let mut k = 0;
+    for i in 1..needle.len() {
+        while k > 0 && needle[i] != needle[k] {
+            k = fail[k - 1];
+        }
+        if needle[i] == needle[k] {
+            k += 1;
+        }
+        fail[i] = k;
+    }
+    let mut q = 0;
+    for (i, c) in hay.iter().enumerate() {
+        while q > 0 && *c != needle[q] {
+            q = fail[q - 1];
+        }
+        if *c == needle[q] {
+            q += 1;
+        }
+        if q == needle.len() {
+            return Some(i + 1 - needle.len());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn m(rule: &str, text: &str) -> bool {
+        matches(&parse(rule).unwrap_or_else(|e| panic!("{e}")), text, true)
+    }
+
+    #[test]
+    fn matches_case_insensitively_across_slashes_and_newlines() {
+        assert!(m("bash(git push*)", "git push --force"));
+        assert!(m("Bash(GIT PUSH*)", "git push"));
+        assert!(!m("bash(git push*)", "git pull"));
+        assert!(m("bash(*rm -rf*)", "cd x\nrm -rf /tmp/a/b"));
+        assert!(m("read(~/.ssh/*)", "~/.ssh/a/b"));
+        assert!(m("bash(*)", ""));
+        assert!(m("bash(a*b*c)", "axxbyyc"));
+        assert!(!m("bash(a*b*c)", "axxbyy"));
+        assert!(m("bash", "anything"));
+    }
+
+    #[test]
+    fn rejects_bad_rules() {
+        assert!(parse("").is_err());
+        assert!(parse("bash(x").is_err());
+        assert!(parse(&format!("bash({})", "a".repeat(MAX_PATTERN_UNITS + 1))).is_err());
+    }
+
+    #[test]
+    fn worst_cases_stay_linear() {
+        let text = "a".repeat(MAX_ARGUMENT_UNITS);
+        for pattern in [
+            format!("bash({}b)", "*a".repeat(2000)),
+            format!("bash(*{}b)", "a".repeat(4000)),
+            format!("bash(*{}*b*)", "a".repeat(4000)),
+            format!("bash({}b*)", "a".repeat(4000)),
+        ] {
+            let rule = parse(&pattern).unwrap_or_else(|e| panic!("{e}"));
+            let start = Instant::now();
+            assert!(!matches(&rule, &text, false));
+            assert!(
+                start.elapsed() < Duration::from_secs(2),
+                "{:?}",
+                start.elapsed()
+            );
+        }
+    }
+
+    #[test]
+    fn overlong_arguments_match_deny_and_never_allow() {
+        let rule = parse("bash(safe*)").unwrap_or_else(|e| panic!("{e}"));
+        let long = format!("safe{}", "x".repeat(MAX_ARGUMENT_UNITS));
+        assert!(matches(&rule, &long, true));
+        assert!(!matches(&rule, &long, false));
+    }
+}

@@ -1,0 +1,52 @@
+//! Which agent session an invocation belongs to, and whether an agent's
+//! shim invocation is among this process's ancestors (so user-only
+//! commands can refuse to run from inside an agent's command).
+
+use std::path::Path;
+
+use crate::nested::proc_stat;
+
+/// The session id: `AUTOMODE_SESSION` when the harness sets it, else the
+/// parent process (pid and start time: a harness session is one
+/// long-lived process that starts every shell).
+pub fn id(explicit: Option<&str>) -> String {
+    if let Some(s) = explicit.map(str::trim).filter(|s| !s.is_empty()) {
+        return s.to_string();
+    }
+    let ppid = nix::unistd::getppid().as_raw();
+    let start = proc_stat(ppid).map_or(0, |s| s.start_ticks);
+    format!("ppid-{ppid}-{start}")
+}
+
+/// The first ancestor that is an automode shim invocation (the automode
+/// binary running as `bash` or `sh`), if any. The parent chain is read
+/// from /proc, so no environment variable can fake or hide it.
+pub fn shim_ancestor(own_exe: Option<&Path>) -> Option<i32> {
+    let own = own_exe.and_then(|p| std::fs::canonicalize(p).ok());
+    let mut pid = nix::unistd::getppid().as_raw();
+    let mut hops = 0;
+    while pid > 1 && hops < 256 {
+        if is_shim_process(pid, own.as_deref()) {
+            return Some(pid);
+        }
+        pid = proc_stat(pid)?.ppid;
+        hops += 1;
+    }
+    None
+}
+
+fn is_shim_process(pid: i32, own: Option<&Path>) -> bool {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let argv0 = cmdline.split(|b| *b == 0).next().unwrap_or(&[]);
+    let base = argv0.rsplit(|b| *b == b'/').next().unwrap_or(argv0);
+    let base = base.strip_prefix(b"-").unwrap_or(base);
+    if base != b"bash" && base != b"sh" {
+        return false;
+    }
+    match std::fs::read_link(format!("/proc/{pid}/exe")) {
+        Ok(e) => own.is_some_and(|o| e == o) || crate::realshell::is_automode_binary(&e),
+        // An unreadable executable (another user's process) could be a
+        // shim: refuse rather than guess.
+        Err(_) => true,
+    }
+}
