@@ -65,8 +65,11 @@ def main():
     shim = os.path.abspath(args.shim)
     bash = which("bash")
     timeout = which("timeout")
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp"),
-           "LANG": "C.UTF-8"}
+    # A fresh home: the shim loads its (absent) configuration, decides,
+    # and records session state and an audit line, as in real use.
+    home = tempfile.mkdtemp(prefix="automode-bench-home-")
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8",
+           "AUTOMODE_SESSION": "bench"}
 
     print(f"start-up: {args.rounds} interleaved rounds, median wall time")
     med = interleaved([

@@ -6,6 +6,7 @@ mod exec_cli;
 mod expectations;
 mod limits;
 mod oracle;
+mod policy;
 mod shim;
 mod supervision;
 mod support;

@@ -32,6 +32,11 @@ pub const CATALOGUE: &[Check] = &[
         check: disk_wipe,
     },
     Check {
+        id: "system-permissions",
+        reason: "changing permissions or owners of system or SSH files breaks the system or its security",
+        check: system_permissions,
+    },
+    Check {
         id: "profile-write",
         reason: "shell profiles and rc files run in every future shell",
         check: profile_write,
@@ -60,11 +65,6 @@ pub const CATALOGUE: &[Check] = &[
         id: "persistence",
         reason: "scheduled jobs, services, login items and global git hooks keep running after the session",
         check: persistence,
-    },
-    Check {
-        id: "system-permissions",
-        reason: "changing permissions or owners of system or SSH files breaks the system or its security",
-        check: system_permissions,
     },
     Check {
         id: "automode-command",
@@ -125,8 +125,15 @@ fn candidates(places: &Places, e: &Effect) -> Vec<PathBuf> {
             out.push(inner);
         }
     }
-    if e.target == TargetKind::Glob || e.filter.is_some() {
-        let pattern = e.filter.clone().unwrap_or_else(|| "*".into());
+    // A variable that resolved to a pattern (`${HOME}/*`): its parent with
+    // the last component as the filter.
+    let mut filter = e.filter.clone();
+    if let Some((parent, name)) = dynamic_pattern(e) {
+        out.push(parent);
+        filter = Some(name);
+    }
+    if e.target == TargetKind::Glob || filter.is_some() {
+        let pattern = filter.unwrap_or_else(|| "*".into());
         let bases = out.clone();
         for base in bases {
             for anchor in anchors(places, &base) {
@@ -143,6 +150,20 @@ fn candidates(places: &Places, e: &Effect) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// A dynamic target whose value is a pattern (`${HOME}/*`): its parent
+/// and the last component.
+fn dynamic_pattern(e: &Effect) -> Option<(PathBuf, String)> {
+    if e.target != TargetKind::Dynamic {
+        return None;
+    }
+    let p = e.path.as_ref()?;
+    let name = p.file_name()?.to_string_lossy().into_owned();
+    if !name.contains(['*', '?', '[']) {
+        return None;
+    }
+    Some((p.parent()?.to_path_buf(), name))
 }
 
 /// `/proc/1/root/etc` → `/etc` (`/proc/PID/root` is that process's root
@@ -410,13 +431,19 @@ fn critical_delete(ctx: &Ctx<'_>) -> Option<String> {
         }
         // A filter that is not "everything" narrows a find/glob below its
         // base; the base itself goes only with a match-all pattern.
-        let match_all = e
+        let pattern = dynamic_pattern(e);
+        let filter = e
             .filter
+            .clone()
+            .or_else(|| pattern.as_ref().map(|(_, n)| n.clone()));
+        let match_all = filter
             .as_deref()
             .is_none_or(|f| f.chars().all(|c| c == '*'));
         for c in candidates(ctx.places, e) {
-            let is_base = e.path.as_deref() == Some(c.as_path()) || e.alternatives.contains(&c);
-            if (e.target == TargetKind::Glob || e.filter.is_some()) && is_base && !match_all {
+            let is_base = e.path.as_deref() == Some(c.as_path())
+                || e.alternatives.contains(&c)
+                || pattern.as_ref().is_some_and(|(parent, _)| *parent == c);
+            if (e.target == TargetKind::Glob || filter.is_some()) && is_base && !match_all {
                 continue;
             }
             if let Some(why) = critical(ctx.places, &c) {
@@ -1229,7 +1256,7 @@ fn bulk_delete(ctx: &Ctx<'_>) -> Option<String> {
         }
         match e.target {
             TargetKind::Glob => return Some(format!("deletes the glob {}", e.raw)),
-            TargetKind::Dynamic if e.path.is_none() => {
+            TargetKind::Dynamic => {
                 return Some(format!(
                     "deletes {}, whose value is only known at run time",
                     e.raw

@@ -409,6 +409,14 @@ fn routine(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
         return Err(format!("protected: {p}"));
     }
     let facts = facts(ctx, scratch);
+    if ctx.config.classify_read_only_tools.value
+        && facts
+            .classes
+            .iter()
+            .all(|c| matches!(c, Class::ReadOnly | Class::Neutral))
+    {
+        return Err("classifyReadOnlyTools is on and every command only reads".into());
+    }
     if let Some(why) = facts.review.first().or(facts.unknown.first()) {
         return Err(why.clone());
     }

@@ -1,0 +1,308 @@
+//! The policy through the real binary: blocks and their message and exit
+//! code, configuration layers and errors, trust, user-only commands,
+//! session state, the audit log, the admin commands, and 50 parallel
+//! invocations on one session.
+
+use std::path::Path;
+
+use crate::support::{Env, automode_bin, run};
+
+const BLOCKED: i32 = 121;
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn a_denied_command_does_not_run_and_says_why() {
+    let env = Env::new().with_env("AUTOMODE_SESSION", "deny-test");
+    let rc = env.home.join(".bashrc");
+    let r = run(&mut env.script("echo 'export X=1' >> ~/.bashrc"));
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
+    assert!(!rc.exists(), "the profile was written");
+    let err = r.stderr();
+    assert_eq!(err.lines().count(), 1, "one paragraph: {err}");
+    assert!(
+        err.starts_with("automode: blocked: this command did not run"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Rule: profile-write (hard-deny tier, from built-in)"),
+        "{err}"
+    );
+    assert!(err.contains("do not try an equivalent command"), "{err}");
+    // A deletion block says how to delete.
+    let r = run(&mut env.script("rm -rf src/*"));
+    assert_eq!(r.code(), Some(BLOCKED));
+    assert!(
+        r.stderr().contains("one literal target per call"),
+        "{}",
+        r.stderr()
+    );
+}
+
+#[test]
+fn review_and_ask_block_until_a_classifier_exists() {
+    let env = Env::new().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"permissions": {"ask": ["bash(touch asked*)"]}}"#,
+    );
+    let r = run(&mut env.script("frobnicate --all > made.txt"));
+    assert_eq!(r.code(), Some(BLOCKED));
+    assert!(
+        r.stderr().contains("no classifier is configured"),
+        "{}",
+        r.stderr()
+    );
+    assert!(!env.work.join("made.txt").exists());
+    let r = run(&mut env.script("touch asked.txt"));
+    assert_eq!(r.code(), Some(BLOCKED));
+    assert!(
+        r.stderr().contains("needs the user's approval"),
+        "{}",
+        r.stderr()
+    );
+    assert!(r.stderr().contains("bash(touch asked*)"), "{}", r.stderr());
+    assert!(!env.work.join("asked.txt").exists());
+}
+
+#[test]
+fn allowed_commands_run_and_git_read_only_gets_safe_overrides() {
+    let env = Env::new();
+    let r = run(&mut env.script("mkdir -p src && echo hi > src/x.txt && cat src/x.txt"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert_eq!(r.stdout(), "hi\n");
+    assert!(run(&mut env.real("git init -q")).code() == Some(0));
+    let r =
+        run(&mut env.script("git status --short >/dev/null && env | grep '^GIT_CONFIG_KEY_0='"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert_eq!(r.stdout(), "GIT_CONFIG_KEY_0=core.fsmonitor\n");
+}
+
+#[test]
+fn broken_configuration_blocks_everything_naming_file_line_and_key() {
+    let env = Env::new();
+    let cfg = env.root().join("config/automode/config.json");
+    write(
+        &cfg,
+        "{\n  \"permissions\": {\n    \"deny\": [\"bash(x)\",]\n  }\n}\n",
+    );
+    let r = run(&mut env.script("echo hi"));
+    assert_eq!(r.code(), Some(BLOCKED));
+    assert!(r.stdout().is_empty());
+    assert!(
+        r.stderr().contains(&format!("{}:3:", cfg.display())),
+        "{}",
+        r.stderr()
+    );
+    write(
+        &cfg,
+        "{\n  \"autoMode\": {\n    \"enabeld\": false\n  }\n}\n",
+    );
+    let r = run(&mut env.script("echo hi"));
+    assert_eq!(r.code(), Some(BLOCKED));
+    assert!(
+        r.stderr().contains("unknown key `enabeld`"),
+        "{}",
+        r.stderr()
+    );
+    assert!(
+        r.stderr().contains(&format!("{}:3", cfg.display())),
+        "{}",
+        r.stderr()
+    );
+    let r = run(env.automode().arg("config"));
+    assert_ne!(r.code(), Some(0));
+    assert!(r.stderr().contains("enabeld"), "{}", r.stderr());
+}
+
+#[test]
+fn project_files_add_rules_but_local_ones_need_trust() {
+    let env = Env::new();
+    write(
+        &env.work.join(".automode/config.json"),
+        r#"{"permissions": {"deny": ["bash(cat secret*)"], "allow": ["bash(*)"]}, "autoMode": {"enabled": false}}"#,
+    );
+    write(&env.work.join("secret.txt"), "s\n");
+    let r = run(&mut env.script("cat secret.txt"));
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
+    assert!(
+        r.stderr().contains(".automode/config.json"),
+        "{}",
+        r.stderr()
+    );
+    // The shared file's allow and enabled are ignored, with a diagnostic.
+    let r = run(&mut env.script("frobnicate"));
+    assert_eq!(r.code(), Some(BLOCKED));
+    let r = run(env.automode().args(["config"]));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(
+        r.stdout().contains("ignored autoMode.enabled"),
+        "{}",
+        r.stdout()
+    );
+    assert!(
+        r.stdout().contains("permissions.allow is ignored"),
+        "{}",
+        r.stdout()
+    );
+
+    write(
+        &env.work.join(".automode/local.json"),
+        r#"{"permissions": {"allow": ["bash(frobnicate*)"]}}"#,
+    );
+    let r = run(&mut env.script("frobnicate"));
+    assert_eq!(
+        r.code(),
+        Some(BLOCKED),
+        "untrusted local.json must be ignored"
+    );
+    let r = run(env.automode().arg("trust"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let r = run(&mut env.script("frobnicate"));
+    // Allowed now: bash reports the missing program itself.
+    assert_eq!(r.code(), Some(127), "{}", r.stderr());
+    let r = run(env.automode().arg("untrust"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let r = run(&mut env.script("frobnicate"));
+    assert_eq!(r.code(), Some(BLOCKED));
+}
+
+#[test]
+fn user_only_commands_refuse_inside_an_agent_command() {
+    // Policy off, so the shim runs the script and automode itself must
+    // notice the shim among its ancestors.
+    let env = Env::supervision_only();
+    let bin = automode_bin();
+    for sub in ["off", "on", "reset", "trust", "untrust"] {
+        let r = run(&mut env.script(&format!("{} {sub}", bin.display())));
+        assert_eq!(r.code(), Some(BLOCKED), "{sub}: {}", r.stderr());
+        assert!(
+            r.stderr().contains("only the user may run it"),
+            "{}",
+            r.stderr()
+        );
+    }
+    // Even with the nesting marker removed from the environment.
+    let r = run(&mut env.script(&format!("env -u AUTOMODE_SUPERVISOR {} off", bin.display())));
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
+    // Read-only admin commands work anywhere.
+    let r = run(&mut env.script(&format!("{} status", bin.display())));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    // With the policy on, the agent's command is denied before it runs.
+    let env = Env::new();
+    let r = run(&mut env.script("automode off"));
+    assert_eq!(r.code(), Some(BLOCKED));
+    assert!(r.stderr().contains("automode-command"), "{}", r.stderr());
+}
+
+#[test]
+fn on_off_switch_the_policy_per_session_and_globally() {
+    let env = Env::new().with_env("AUTOMODE_SESSION", "switch-test");
+    assert_eq!(run(&mut env.script("frobnicate")).code(), Some(BLOCKED));
+    let r = run(env.automode().args(["off", "--session", "switch-test"]));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert_eq!(run(&mut env.script("frobnicate")).code(), Some(127));
+    assert_eq!(
+        run(env.automode().args(["on", "--session", "switch-test"])).code(),
+        Some(0)
+    );
+    assert_eq!(run(&mut env.script("frobnicate")).code(), Some(BLOCKED));
+    assert_eq!(run(env.automode().arg("off")).code(), Some(0));
+    let other = Env::new();
+    // The global switch lives in this env's state dir only.
+    assert_eq!(run(&mut other.script("frobnicate")).code(), Some(BLOCKED));
+    let r = run(env.script("frobnicate").env("AUTOMODE_SESSION", "another"));
+    assert_eq!(r.code(), Some(127), "{}", r.stderr());
+    assert_eq!(run(env.automode().arg("reset")).code(), Some(0));
+    assert_eq!(run(&mut env.script("frobnicate")).code(), Some(BLOCKED));
+}
+
+#[test]
+fn state_audit_and_admin_commands_record_each_invocation() {
+    let env = Env::new().with_env("AUTOMODE_SESSION", "audit-test");
+    assert_eq!(run(&mut env.script("echo one")).code(), Some(0));
+    assert_eq!(run(&mut env.script("exit 3")).code(), Some(3));
+    assert_eq!(run(&mut env.script("rm -rf ~")).code(), Some(BLOCKED));
+    let r = run(env.automode().args(["status", "--json"]));
+    let status = json(&r.stdout());
+    let session = &status["sessions"][0];
+    assert_eq!(session["session"], "audit-test");
+    assert_eq!(session["checked"], 3);
+    assert_eq!(session["allowed"], 2);
+    assert_eq!(session["denied"], 1);
+    assert_eq!(session["last_decision"], "deny");
+    let r = run(env.automode().args(["denials", "--json"]));
+    let denials = json(&r.stdout());
+    assert_eq!(denials[0]["denial"]["rule"], "rm-root");
+    let r = run(env.automode().args(["log", "--json", "-n", "3"]));
+    let lines: Vec<serde_json::Value> = r.stdout().lines().map(json).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["outcome"]["exit"], 0);
+    assert_eq!(lines[0]["outcome"]["stdout_bytes"], 4);
+    assert_eq!(lines[1]["outcome"]["exit"], 3);
+    assert_eq!(lines[2]["ran"], false);
+    assert_eq!(lines[2]["tier"], "hard-deny");
+    let r = run(env.automode().arg("log"));
+    assert!(r.stdout().contains("did not run"), "{}", r.stdout());
+    let r = run(env.automode().arg("guidance"));
+    assert!(r.stdout().contains("did NOT run") && r.stdout().contains("AUTOMODE_TIMEOUT"));
+    let r = run(env.automode().arg("defaults"));
+    for id in ["rm-root", "tls-weakening", "bulk-delete", "node_modules"] {
+        assert!(r.stdout().contains(id), "{id}");
+    }
+}
+
+#[test]
+fn fifty_parallel_invocations_lose_no_count() {
+    let env = Env::new().with_env("AUTOMODE_SESSION", "parallel");
+    let children: Vec<_> = (0..50)
+        .map(|i| {
+            let mut c = env.script(if i % 5 == 0 { "frobnicate" } else { "true" });
+            c.stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        c.wait().unwrap();
+    }
+    let r = run(env.automode().args(["status", "--json"]));
+    let status = json(&r.stdout());
+    let s = &status["sessions"][0];
+    assert_eq!(s["checked"], 50, "{s}");
+    assert_eq!(s["allowed"], 40);
+    assert_eq!(s["classified"], 10);
+    let r = run(env.automode().args(["log", "--json", "-n", "100"]));
+    assert_eq!(r.stdout().lines().map(json).count(), 50);
+}
+
+#[test]
+fn check_prints_the_verdict_with_its_trace() {
+    let env = Env::new();
+    let r = run(env
+        .automode()
+        .args(["check", "--json", "curl -k https://example.com"]));
+    let v = json(&r.stdout());
+    assert_eq!(v["decision"], "deny");
+    assert_eq!(v["tier"], "hard-deny");
+    assert_eq!(v["rule"], "tls-weakening");
+    assert_eq!(v["source"], "built-in");
+    assert!(
+        v["trace"].as_array().is_some_and(|t| t.len() == 5),
+        "{}",
+        v["trace"]
+    );
+    let r = run(env.automode().args(["check", "ls"]));
+    assert!(
+        r.stdout().starts_with("decision: allow (read-only tier"),
+        "{}",
+        r.stdout()
+    );
+}
