@@ -32,6 +32,8 @@ pub fn run(ctx: &Context, command: Command) -> Exit {
         Command::Trust { trusted, dir } => {
             trust(ctx, config_dir.as_deref(), trusted, dir.map(PathBuf::from))
         }
+        Command::Model { set: None } => model(ctx),
+        Command::Model { set: Some(m) } => save_model(config_dir.as_deref(), &m),
         Command::Exec { .. } | Command::Check { .. } | Command::Help | Command::Version => {
             Err("internal: not an admin command".into())
         }
@@ -401,6 +403,73 @@ fn reset(state_dir: Option<&Path>, session: Option<String>) -> Result<String, St
         } else {
             ""
         }
+    ))
+}
+
+/// The resolved classifier model and whether its key is present (never
+/// the key itself).
+fn model(ctx: &Context) -> Result<String, String> {
+    let cfg = load_config(ctx)?;
+    let mut out = String::new();
+    match &cfg.classifier_model {
+        Some(m) => {
+            let _ = writeln!(out, "classifier model: {} (from {})", m.value, m.source);
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "classifier model: not set (`automode model provider/model-id` sets it)"
+            );
+        }
+    }
+    let var = |k: &str| ctx.var_str(k).map(str::to_string);
+    match crate::classifier::provider::resolve(&cfg, &var) {
+        Ok(p) => {
+            let _ = writeln!(
+                out,
+                "provider: {} ({:?} format) at {}",
+                p.name,
+                p.format,
+                p.url()
+            );
+            let key = if p.key.is_some() {
+                "present"
+            } else {
+                "absent (not required)"
+            };
+            let _ = writeln!(out, "key: {key} (${})", p.key_env);
+            let _ = writeln!(out, "timeout: {} ms per stage", p.timeout.as_millis());
+            let _ = writeln!(out, "ready: yes");
+        }
+        Err(why) => {
+            let _ = writeln!(out, "ready: no: {why}");
+        }
+    }
+    let _ = writeln!(out, "\npresets:");
+    for line in crate::classifier::provider::preset_lines() {
+        let _ = writeln!(out, "  {line}");
+    }
+    Ok(out)
+}
+
+fn save_model(config_dir: Option<&Path>, model: &str) -> Result<String, String> {
+    let dir = config_dir.ok_or("no configuration directory (HOME is not set)")?;
+    if model
+        .split_once('/')
+        .is_none_or(|(p, m)| p.is_empty() || m.is_empty())
+    {
+        return Err(format!(
+            "{model:?} is not provider/model-id (for example openai/gpt-5-mini)"
+        ));
+    }
+    let path = config::save_global_value(
+        dir,
+        &["autoMode", "classifierModel"],
+        serde_json::Value::String(model.into()),
+    )?;
+    Ok(format!(
+        "classifier model {model} saved to {}\n",
+        path.display()
     ))
 }
 

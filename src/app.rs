@@ -16,7 +16,11 @@ use crate::limits::{self, LimitSource, Limits, Request, Requests};
 use crate::policy::places::Places;
 use crate::policy::{self, Decision, Verdict};
 use crate::state::{self, Store};
-use crate::{admin, nested, realshell, report, script, session, shell};
+use crate::{admin, classifier, nested, realshell, report, script, session, shell};
+
+/// Consecutive classifier failures after which the verdict becomes `ask`
+/// (the first two block).
+const CLASSIFIER_FAILURES_BEFORE_ASK: u64 = 3;
 
 /// Programs `automode exec` refuses: shells and wrappers that would run
 /// another command out of sight (the caller should pass that command).
@@ -105,6 +109,7 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
     };
 
     let decided_at = std::time::Instant::now();
+    let mut classifier_note = None;
     let positional = shell::Positional {
         dollar0: inv
             .dollar0
@@ -147,12 +152,35 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
             "bash -n only parses the script; nothing runs",
         )
     } else {
-        env.decide(ctx, &shell::analyze(request), &text)
+        let analysis = shell::analyze(request);
+        let local = env.decide(ctx, &analysis, &text);
+        if local.decision == Decision::Classify {
+            let (v, note) = env.classify(ctx, &analysis, &text, &cwd, local);
+            classifier_note = Some(note);
+            v
+        } else {
+            local
+        }
     };
     let decision_time = decided_at.elapsed();
+    let decided = Decided {
+        verdict,
+        decision_time,
+        classifier: classifier_note,
+    };
+    // The classifier can take seconds: the directory must still be the one
+    // the command was submitted in.
+    if let (Some(_), Ok(ws)) = (&decided.classifier, &ctx.workspace)
+        && let Err(why) = ws.verify()
+    {
+        report::exec_error(&ExecError::WorkspaceChanged(why));
+        env.record(ctx, &text, &cwd, &decided, None);
+        return Exit::Blocked;
+    }
+    let verdict = &decided.verdict;
     if verdict.decision != Decision::Allow {
-        report::blocked(&verdict);
-        env.record(ctx, &text, &cwd, &verdict, decision_time, None);
+        report::blocked(verdict);
+        env.record(ctx, &text, &cwd, &decided, None);
         return Exit::Blocked;
     }
 
@@ -170,15 +198,24 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
     let mut argv = vec![ctx.argv0.clone()];
     argv.extend(inv.real_shell_args(OsStr::from_bytes(&script_text)));
     let (exit, outcome) = supervise(ctx, shell.path, argv, limits, &verdict.exec_env);
-    env.record(
-        ctx,
-        &text,
-        &cwd,
-        &verdict,
-        decision_time,
-        Some((exit, outcome.as_ref())),
-    );
+    env.record(ctx, &text, &cwd, &decided, Some((exit, outcome.as_ref())));
     exit
+}
+
+/// A verdict with how it was reached.
+struct Decided {
+    verdict: Verdict,
+    decision_time: std::time::Duration,
+    classifier: Option<ClassifierNote>,
+}
+
+/// What the classifier did, for state and audit.
+struct ClassifierNote {
+    /// `provider/model`, or why there is none.
+    model: String,
+    failed: bool,
+    attempts: Vec<classifier::Attempt>,
+    estimated_tokens: Vec<u64>,
 }
 
 /// Configuration limits join the requests (below environment and script).
@@ -286,21 +323,156 @@ impl PolicyEnv {
     /// Session counters and the audit line. Failing to record never
     /// changes the outcome (the command already ran or was refused); it
     /// is reported.
+    /// Ask the classifier about a `classify` verdict; turn its answer
+    /// (or its failure) into the final verdict.
+    fn classify(
+        &self,
+        ctx: &Context,
+        analysis: &shell::Analysis,
+        script: &str,
+        cwd: &Path,
+        local: Verdict,
+    ) -> (Verdict, ClassifierNote) {
+        use classifier::Outcome;
+        let var = |k: &str| ctx.var_str(k).map(str::to_string);
+        let mut note = ClassifierNote {
+            model: self
+                .config
+                .classifier_model
+                .as_ref()
+                .map_or_else(|| "(none)".to_string(), |m| m.value.clone()),
+            failed: false,
+            attempts: Vec::new(),
+            estimated_tokens: Vec::new(),
+        };
+        let outcome = match classifier::provider::resolve(&self.config, &var) {
+            Err(why) => Outcome::Failed(why),
+            Ok(provider) => {
+                let home = self.places.home.clone();
+                let transcript_places = classifier::transcript::Places {
+                    explicit: ctx.var_str("AUTOMODE_TRANSCRIPT"),
+                    home: home.as_deref(),
+                    cwd,
+                    claude_config_dir: ctx.var_str("CLAUDE_CONFIG_DIR").map(Path::new),
+                    codex_home: self.places.codex_home.as_deref(),
+                };
+                let transcript = classifier::transcript::find(&transcript_places)
+                    .map(|p| {
+                        classifier::transcript::render(
+                            &classifier::transcript::load(&p),
+                            classifier::transcript::USER_BUDGET,
+                            classifier::transcript::TOOL_BUDGET,
+                        )
+                    })
+                    .unwrap_or_default();
+                let prompt = classifier::prompt::Prompt {
+                    system: classifier::prompt::system(&self.config),
+                    context: classifier::prompt::context(
+                        &classifier::prompt::instructions(cwd),
+                        &transcript,
+                    ),
+                    action: classifier::prompt::action(script, cwd, analysis, &local.reason),
+                };
+                let io_log = self
+                    .config
+                    .log_classifier_io
+                    .value
+                    .then(|| {
+                        self.state_dir
+                            .as_ref()
+                            .map(|d| d.join("classifier-io.jsonl"))
+                    })
+                    .flatten();
+                let review = classifier::review(&provider, &prompt, io_log.as_deref());
+                note.attempts = review.attempts;
+                note.estimated_tokens = review.estimated_tokens;
+                review.outcome
+            }
+        };
+        let source = note.model.clone();
+        let mut v = match outcome {
+            Outcome::Allowed { decision: None } => Verdict::new(
+                Decision::Allow,
+                policy::Tier::Classifier,
+                "classifier:fast",
+                source,
+                format!(
+                    "the classifier's fast stage allowed it (sent for review because {})",
+                    local.reason
+                ),
+            ),
+            Outcome::Allowed { decision: Some(d) } => Verdict::new(
+                Decision::Allow,
+                policy::Tier::Classifier,
+                format!("classifier:{}", d.tier),
+                source,
+                format!("the classifier allowed it: {}", d.reason),
+            ),
+            Outcome::Blocked(d) => Verdict::new(
+                Decision::Deny,
+                policy::Tier::Classifier,
+                format!("classifier:{}", d.tier),
+                source,
+                format!(
+                    "the classifier blocked it: {} (it was sent for review because {})",
+                    d.reason, local.reason
+                ),
+            ),
+            Outcome::Failed(why) => {
+                note.failed = true;
+                let before = self
+                    .store
+                    .as_ref()
+                    .map_or(0, |s| s.read().consecutive_classifier_failures);
+                if before + 1 >= CLASSIFIER_FAILURES_BEFORE_ASK {
+                    Verdict::new(
+                        Decision::Ask,
+                        policy::Tier::Classifier,
+                        "classifier-failure",
+                        source,
+                        format!(
+                            "the classifier failed {} times in a row, so the user must decide (last failure: {why})",
+                            before + 1
+                        ),
+                    )
+                } else {
+                    Verdict::new(
+                        Decision::Deny,
+                        policy::Tier::Classifier,
+                        "classifier-failure",
+                        source,
+                        format!("classifier failure, not a judgement: {why}"),
+                    )
+                }
+            }
+        };
+        let mut trace = local.trace;
+        if let Some(last) = trace.last_mut() {
+            last.outcome = format!("{}: {}", v.decision, v.reason);
+        }
+        v.trace = trace;
+        (v, note)
+    }
+
     fn record(
         &self,
         ctx: &Context,
         script: &str,
         cwd: &Path,
-        verdict: &Verdict,
-        decision_time: std::time::Duration,
+        decided: &Decided,
         ran: Option<(Exit, Option<&Outcome>)>,
     ) {
+        let verdict = &decided.verdict;
+        let decision_time = decided.decision_time;
         let now = ctx
             .now
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         if let Some(store) = &self.store
             && let Err(e) = store.update(|s| {
+                if let Some(note) = &decided.classifier {
+                    state::count_classifier(s, note.failed);
+                }
                 state::count(
                     s,
                     now,
@@ -339,6 +511,12 @@ impl PolicyEnv {
             "source": verdict.source,
             "reason": verdict.reason,
             "decision_us": decision_time.as_micros() as u64,
+            "classifier": decided.classifier.as_ref().map(|n| serde_json::json!({
+                "model": n.model,
+                "failed": n.failed,
+                "stages": n.attempts,
+                "estimated_prompt_tokens": n.estimated_tokens,
+            })),
             "ran": ran.is_some(),
             "outcome": outcome,
         });

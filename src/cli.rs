@@ -57,6 +57,10 @@ pub enum Command {
         trusted: bool,
         dir: Option<OsString>,
     },
+    /// `automode model [provider/model-id]`: show, or save (user only).
+    Model {
+        set: Option<String>,
+    },
     Help,
     Version,
 }
@@ -67,7 +71,10 @@ impl Command {
     pub fn changes_state(&self) -> bool {
         matches!(
             self,
-            Command::Switch { .. } | Command::Reset { .. } | Command::Trust { .. }
+            Command::Switch { .. }
+                | Command::Reset { .. }
+                | Command::Trust { .. }
+                | Command::Model { set: Some(_) }
         )
     }
 }
@@ -146,7 +153,9 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
                     .parse()
                     .map_err(|_| CliError(format!("-n needs a number of lines, not {v:?}")))?;
             }
-            Value(v) if matches!(sub, "trust" | "untrust") && dir.is_none() => dir = Some(v),
+            Value(v) if matches!(sub, "trust" | "untrust" | "model") && dir.is_none() => {
+                dir = Some(v)
+            }
             other => return Err(other.unexpected().into()),
         }
     }
@@ -165,6 +174,9 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
         "trust" | "untrust" => Command::Trust {
             trusted: sub == "trust",
             dir,
+        },
+        "model" => Command::Model {
+            set: dir.map(|d| d.to_string_lossy().into_owned()),
         },
         _ => {
             return Err(CliError(format!(

@@ -6,6 +6,7 @@
 
 pub mod admin;
 pub mod app;
+pub mod classifier;
 pub mod cli;
 pub mod config;
 pub mod context;

@@ -205,7 +205,8 @@ pub fn blocked(v: &Verdict) {
 pub fn blocked_text(v: &Verdict) -> String {
     let what = match v.decision {
         Decision::Ask => "This needs the user's approval: tell the user exactly which command you want to run and why, and let them run it or allow it (a permissions.allow rule in their automode config). Do not try another way to do the same thing.".to_string(),
-        Decision::Classify => "It needs review by the classifier, and no classifier is configured, so commands that need review cannot run. Report this to the user (they can run it themselves, allow it with a permissions.allow rule, or configure a classifier); do not try an equivalent command to get around it.".to_string(),
+                Decision::Classify => "It needs review by the classifier, and no classifier is configured, so commands that need review cannot run. Report this to the user (they can run it themselves, allow it with a permissions.allow rule, or configure a classifier); do not try an equivalent command to get around it.".to_string(),
+        Decision::Deny if v.rule == "classifier-failure" => "This was a classifier failure, not a judgement of the command. Report it to the user; do not try an equivalent command to get around it.".to_string(),
         Decision::Deny | Decision::Allow => {
             let mut t = "Report this to the user; do not try an equivalent command to get around it.".to_string();
             if v.rule == "bulk-delete" || v.rule == "rm-root" {
@@ -220,6 +221,7 @@ pub fn blocked_text(v: &Verdict) -> String {
     let verb = match v.decision {
         Decision::Ask => "needs the user's approval",
         Decision::Classify => "needs review",
+        Decision::Deny if v.rule == "classifier-failure" => "could not be reviewed",
         _ => "is not allowed",
     };
     format!(

@@ -12,6 +12,7 @@
 
 pub mod trust;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -81,6 +82,15 @@ pub struct Config {
     pub classifier_environment: Vec<Sourced<String>>,
     pub timeout_seconds: Option<Sourced<f64>>,
     pub output_limit_bytes: Option<Sourced<u64>>,
+    /// `autoMode.classifierModel`: `provider/model-id`.
+    pub classifier_model: Option<Sourced<String>>,
+    /// `autoMode.providers`: overrides of the built-in presets, or new
+    /// providers, merged field by field across layers.
+    pub providers: BTreeMap<String, (ProviderSettings, Source)>,
+    pub classifier_timeout_ms: Sourced<u64>,
+    pub classifier_reasoning_level: Option<Sourced<String>>,
+    /// `autoMode.log.classifierIo`.
+    pub log_classifier_io: Sourced<bool>,
     /// Files read, for `automode config`.
     pub files: Vec<(PathBuf, FileStatus)>,
     /// Things the user should know (ignored keys, untrusted files).
@@ -149,7 +159,71 @@ struct AutoModeLayer {
     soft_deny: Option<Vec<String>>,
     hard_deny: Option<Vec<String>>,
     environment: Option<Vec<String>>,
+    #[serde(rename = "classifierModel")]
+    classifier_model: Option<String>,
+    providers: Option<BTreeMap<String, ProviderSettings>>,
+    #[serde(rename = "classifierTimeoutMs")]
+    classifier_timeout_ms: Option<u64>,
+    #[serde(rename = "classifierReasoningLevel")]
+    classifier_reasoning_level: Option<String>,
+    log: Option<LogLayer>,
 }
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LogLayer {
+    #[serde(rename = "classifierIo")]
+    classifier_io: Option<bool>,
+}
+
+/// One provider's settings as written (every field optional: a preset
+/// supplies the rest).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ProviderSettings {
+    /// `openai` or `anthropic`.
+    pub format: Option<String>,
+    pub base_url: Option<String>,
+    /// The NAME of the environment variable that holds the key.
+    pub api_key_env: Option<String>,
+    pub headers: Option<BTreeMap<String, String>>,
+    /// `max_tokens` or `max_completion_tokens`.
+    pub max_tokens_field: Option<String>,
+    /// `named`, `required` (a string, llama.cpp) or `none` (Ollama).
+    pub tool_choice_style: Option<String>,
+    pub extra_body_fast: Option<Value>,
+    pub extra_body_detail: Option<Value>,
+    pub context_window: Option<u64>,
+    /// Send the tool definition in the fast stage too (cache sharing).
+    pub tools_in_fast_stage: Option<bool>,
+    /// Whether a key is required (local servers run without one).
+    pub requires_key: Option<bool>,
+}
+
+impl ProviderSettings {
+    /// `other`'s fields over `self`'s.
+    pub fn overlay(&mut self, other: &ProviderSettings) {
+        macro_rules! take {
+            ($($f:ident),*) => {$(if other.$f.is_some() { self.$f.clone_from(&other.$f); })*};
+        }
+        take!(
+            format,
+            base_url,
+            api_key_env,
+            headers,
+            max_tokens_field,
+            tool_choice_style,
+            extra_body_fast,
+            extra_body_detail,
+            context_window,
+            tools_in_fast_stage,
+            requires_key
+        );
+    }
+}
+
+/// Default per-stage classifier timeout.
+pub const DEFAULT_CLASSIFIER_TIMEOUT_MS: u64 = 20_000;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -281,7 +355,7 @@ pub fn load(input: &LoadInput<'_>) -> Result<Config, ConfigError> {
                     &mut cfg,
                     layer,
                     Source::ProjectLocal(p.clone()),
-                    LayerKind::Full,
+                    LayerKind::Local,
                 );
             }
         } else if p.exists() {
@@ -336,6 +410,11 @@ fn defaults() -> Config {
         classifier_environment: list(DEFAULT_ENVIRONMENT),
         timeout_seconds: None,
         output_limit_bytes: None,
+        classifier_model: None,
+        providers: BTreeMap::new(),
+        classifier_timeout_ms: Sourced::builtin(DEFAULT_CLASSIFIER_TIMEOUT_MS),
+        classifier_reasoning_level: None,
+        log_classifier_io: Sourced::builtin(false),
         files: Vec::new(),
         diagnostics: Vec::new(),
     }
@@ -400,6 +479,9 @@ enum LayerKind {
     Full,
     /// Project-shared: may only add deny and ask rules.
     Shared,
+    /// Project-local (trusted): everything except where the classifier
+    /// is and how it is reached (an agent can write the project).
+    Local,
 }
 
 /// Merge a list setting: replaces the current list unless it contains
@@ -464,11 +546,12 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
         }
     }
     let mut ignored = Vec::new();
+    let mut ignored_local = Vec::new();
     let mut set = |name: &str, present: bool| {
         if present && kind == LayerKind::Shared {
             ignored.push(name.to_string());
         }
-        present && kind == LayerKind::Full
+        present && kind != LayerKind::Shared
     };
     if let Some(AutoModeLayer {
         enabled,
@@ -476,8 +559,73 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
         soft_deny,
         hard_deny,
         environment,
+        classifier_model,
+        providers,
+        classifier_timeout_ms,
+        classifier_reasoning_level,
+        log,
     }) = auto_mode
     {
+        // Where the classifier is and how it is reached: only from the
+        // global file and the harness's inline settings.
+        let classifier_keys = [
+            ("autoMode.classifierModel", classifier_model.is_some()),
+            ("autoMode.providers", providers.is_some()),
+            (
+                "autoMode.classifierTimeoutMs",
+                classifier_timeout_ms.is_some(),
+            ),
+            (
+                "autoMode.classifierReasoningLevel",
+                classifier_reasoning_level.is_some(),
+            ),
+            ("autoMode.log", log.is_some()),
+        ];
+        let classifier_ok = matches!(kind, LayerKind::Full);
+        for (name, present) in classifier_keys {
+            if present && kind == LayerKind::Shared {
+                set(name, true);
+            } else if present && kind == LayerKind::Local {
+                ignored_local.push(name.to_string());
+            }
+        }
+        if classifier_ok {
+            if let Some(m) = classifier_model {
+                cfg.classifier_model = Some(Sourced {
+                    value: m,
+                    source: source.clone(),
+                });
+            }
+            for (name, settings) in providers.unwrap_or_default() {
+                let entry = cfg
+                    .providers
+                    .entry(name)
+                    .or_insert_with(|| (ProviderSettings::default(), source.clone()));
+                entry.0.overlay(&settings);
+                entry.1 = source.clone();
+            }
+            if let Some(t) = classifier_timeout_ms {
+                cfg.classifier_timeout_ms = Sourced {
+                    value: t,
+                    source: source.clone(),
+                };
+            }
+            if let Some(r) = classifier_reasoning_level {
+                cfg.classifier_reasoning_level = Some(Sourced {
+                    value: r,
+                    source: source.clone(),
+                });
+            }
+            if let Some(LogLayer {
+                classifier_io: Some(v),
+            }) = log
+            {
+                cfg.log_classifier_io = Sourced {
+                    value: v,
+                    source: source.clone(),
+                };
+            }
+        }
         if set("autoMode.enabled", enabled.is_some())
             && let Some(v) = enabled
         {
@@ -553,6 +701,12 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
             value: v,
             source: source.clone(),
         });
+    }
+    if !ignored_local.is_empty() {
+        cfg.diagnostics.push(format!(
+            "{source}: ignored {} (where the classifier is and how it is reached come only from the global configuration and AUTOMODE_SETTINGS_JSON)",
+            ignored_local.join(", ")
+        ));
     }
     if !ignored.is_empty() {
         cfg.diagnostics.push(format!(

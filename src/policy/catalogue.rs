@@ -1054,6 +1054,7 @@ fn automode_command(ctx: &Ctx<'_>) -> Option<String> {
                 return Some("automode config with arguments".into());
             }
             None => {}
+            Some("model") if c.argv.len() == 2 => {}
             Some(s) if AUTOMODE_READ_ONLY.contains(&s) => {}
             Some(s) => {
                 return Some(format!(

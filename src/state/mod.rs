@@ -51,13 +51,33 @@ pub struct Counted<'a> {
     pub script: &'a str,
 }
 
+/// Count a classifier call: failures separately from denials; a success
+/// resets the consecutive count.
+pub fn count_classifier(s: &mut SessionState, failed: bool) {
+    s.classified += 1;
+    if failed {
+        s.classifier_failures += 1;
+        s.consecutive_classifier_failures += 1;
+    } else {
+        s.consecutive_classifier_failures = 0;
+    }
+}
+
 /// Count one verdict into a session's state.
 pub fn count(s: &mut SessionState, now: u64, v: Counted<'_>) {
     s.checked += 1;
+    if v.rule == "classifier-failure" {
+        // A failure is not a judgement: counted by `count_classifier`,
+        // not as a denial.
+        s.last_decision = Some(format!("{} (classifier failure)", v.decision));
+        s.last_reason = Some(v.reason.to_string());
+        s.last_at = Some(now);
+        return;
+    }
     match v.decision {
         "allow" => s.allowed += 1,
         "ask" => s.asked += 1,
-        "classify" => s.classified += 1,
+        "classify" => {}
         _ => s.denied += 1,
     }
     s.last_decision = Some(v.decision.to_string());

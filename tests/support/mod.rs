@@ -3,6 +3,8 @@
 //! automode binary) and helpers for processes, markers and timing.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod llm;
+
 use std::ffi::OsStr;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
