@@ -218,6 +218,17 @@ struct ClassifierNote {
     estimated_tokens: Vec<u64>,
 }
 
+impl ClassifierNote {
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "model": self.model,
+            "failed": self.failed,
+            "stages": self.attempts,
+            "estimated_prompt_tokens": self.estimated_tokens,
+        })
+    }
+}
+
 /// Configuration limits join the requests (below environment and script).
 fn config_requests(cfg: &Config, requests: &mut Requests) {
     if let Some(t) = &cfg.timeout_seconds {
@@ -355,6 +366,8 @@ impl PolicyEnv {
                     cwd,
                     claude_config_dir: ctx.var_str("CLAUDE_CONFIG_DIR").map(Path::new),
                     codex_home: self.places.codex_home.as_deref(),
+                    claude_session: ctx.var_str("CLAUDE_CODE_SESSION_ID"),
+                    codex_thread: ctx.var_str("CODEX_THREAD_ID"),
                 };
                 let transcript = classifier::transcript::find(&transcript_places)
                     .map(|p| {
@@ -511,12 +524,7 @@ impl PolicyEnv {
             "source": verdict.source,
             "reason": verdict.reason,
             "decision_us": decision_time.as_micros() as u64,
-            "classifier": decided.classifier.as_ref().map(|n| serde_json::json!({
-                "model": n.model,
-                "failed": n.failed,
-                "stages": n.attempts,
-                "estimated_prompt_tokens": n.estimated_tokens,
-            })),
+                        "classifier": decided.classifier.as_ref().map(ClassifierNote::to_json),
             "ran": ran.is_some(),
             "outcome": outcome,
         });
@@ -697,11 +705,12 @@ fn automode_cli(ctx: &Context) -> Exit {
         } => exec_command(ctx, timeout, output_limit, argv),
         Command::Check {
             json,
+            classify,
             cwd,
             script,
             dollar0,
             args,
-        } => check_command(ctx, json, cwd, &script, dollar0, &args),
+        } => check_command(ctx, json, classify, cwd, &script, dollar0, &args),
         other => {
             if other.changes_state()
                 && let Some(pid) = session::shim_ancestor(ctx.exe.as_deref())
@@ -746,6 +755,7 @@ fn analysis_request(
 fn check_command(
     ctx: &Context,
     json: bool,
+    classify: bool,
     cwd: Option<OsString>,
     script: &OsStr,
     dollar0: Option<OsString>,
@@ -793,9 +803,21 @@ fn check_command(
         }
     };
     let text = script.to_string_lossy();
-    let verdict = env.decide(ctx, &analysis, &text);
+    let mut verdict = env.decide(ctx, &analysis, &text);
+    let mut note = None;
+    if classify && verdict.decision == Decision::Classify {
+        let (v, n) = env.classify(ctx, &analysis, &text, &cwd, verdict);
+        verdict = v;
+        note = Some(n);
+    }
     if json {
-        println!("{}", report::check_json(&verdict, &analysis, &cwd));
+        let mut value: serde_json::Value =
+            serde_json::from_str(&report::check_json(&verdict, &analysis, &cwd))
+                .unwrap_or_default();
+        if let (Some(obj), Some(n)) = (value.as_object_mut(), &note) {
+            obj.insert("classifier".into(), n.to_json());
+        }
+        println!("{value}");
     } else {
         print!("{}", report::check_text(&verdict, &analysis, &cwd));
     }

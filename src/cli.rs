@@ -16,6 +16,8 @@ pub enum Command {
     /// `automode check [--json] [--cwd DIR] SCRIPT [NAME [ARGS…]]`
     Check {
         json: bool,
+        /// Also ask the classifier (never runs the script).
+        classify: bool,
         cwd: Option<OsString>,
         script: OsString,
         dollar0: Option<OsString>,
@@ -103,17 +105,30 @@ supervises the ones it allows.
 Installed as `bash` and `sh` in a shims directory, it receives the agent's
 `bash -c '…'` calls. Invoked as `automode`:
 
+  automode check [--json] [--classify] [--cwd DIR] SCRIPT [NAME [ARGS…]]
+      Decide on SCRIPT as the shim would and print the verdict, the trace
+      and the analysis. Never runs anything. --classify also asks the
+      configured classifier when the local tiers cannot decide.
   automode exec [--timeout S] [--output-limit BYTES] [--] PROGRAM [ARGS…]
-      Run one program directly (no shell) under supervision: own session,
-      stdin /dev/null, time limit (default 60 s, at most 7200 s), output
-      limit (default 64 MiB over stdout + stderr).
-  automode check [--json] [--cwd DIR] SCRIPT [NAME [ARGS…]]
-      Decide on SCRIPT as the shim would, and print the decision and the
-      analysis (commands, file effects, findings). Never runs anything.
-  automode --version
-  automode --help
+      Run one program directly (no shell) under supervision.
+  automode status [--json]        on/off, sessions, counters, last decision
+  automode config [--json]        effective configuration with sources
+  automode defaults               built-in rules, lists and program table
+  automode denials [--json] [--session ID]
+  automode log [-n N] [--json]    the last audit lines
+  automode guidance               text for AGENTS.md / system prompts
+  automode model [PROVIDER/MODEL] show the classifier model, or save one
 
-Environment: AUTOMODE_TIMEOUT (seconds), AUTOMODE_OUTPUT_LIMIT (bytes).
+For the user only (refused inside an agent's command):
+  automode on|off [--session ID]
+  automode reset [--session ID]
+  automode trust|untrust [DIR]
+  automode model PROVIDER/MODEL
+
+  automode --version | --help
+
+Environment: AUTOMODE_TIMEOUT (seconds), AUTOMODE_OUTPUT_LIMIT (bytes),
+AUTOMODE_SESSION, AUTOMODE_SETTINGS_JSON, AUTOMODE_TRANSCRIPT.
 ";
 
 /// Parse `automode`'s arguments (argv[0] excluded).
@@ -218,11 +233,13 @@ fn parse_exec(parser: &mut lexopt::Parser) -> Result<Command, CliError> {
 fn parse_check(parser: &mut lexopt::Parser) -> Result<Command, CliError> {
     use lexopt::prelude::*;
     let mut json = false;
+    let mut classify = false;
     let mut cwd = None;
     let mut words = Vec::new();
     while let Some(arg) = parser.next()? {
         match arg {
             Long("json") => json = true,
+            Long("classify") => classify = true,
             Long("cwd") => cwd = Some(parser.value()?),
             Value(v) => {
                 words.push(v);
@@ -240,6 +257,7 @@ fn parse_check(parser: &mut lexopt::Parser) -> Result<Command, CliError> {
     };
     Ok(Command::Check {
         json,
+        classify,
         cwd,
         script,
         dollar0: words.next(),

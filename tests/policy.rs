@@ -278,7 +278,10 @@ fn fifty_parallel_invocations_lose_no_count() {
     let s = &status["sessions"][0];
     assert_eq!(s["checked"], 50, "{s}");
     assert_eq!(s["allowed"], 40);
-    assert_eq!(s["classifier_failures"], 10, "no classifier configured: each is a failure");
+    assert_eq!(
+        s["classifier_failures"], 10,
+        "no classifier configured: each is a failure"
+    );
     let r = run(env.automode().args(["log", "--json", "-n", "100"]));
     assert_eq!(r.stdout().lines().map(json).count(), 50);
 }

@@ -168,48 +168,56 @@ pub fn context(instructions: &str, transcript: &str) -> String {
     ))
 }
 
-/// The complete current action, as JSON.
+/// The complete current action, as compact JSON (the working directory
+/// first: it is the same for every command of a session, so it joins the
+/// cached prefix).
 pub fn action(script: &str, cwd: &Path, analysis: &Analysis, local_reason: &str) -> String {
-    let commands: Vec<String> = analysis
-        .commands
-        .iter()
-        .map(|c| {
-            c.argv
-                .iter()
-                .map(|w| {
-                    w.lit()
-                        .map_or_else(|| format!("<{}>", w.raw), str::to_string)
-                })
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
     let mut seen = std::collections::BTreeSet::new();
     let effects: Vec<serde_json::Value> = analysis
         .effects
         .iter()
+        .filter(|e| e.kind != crate::shell::analysis::EffectKind::Read || e.path.is_none())
         .filter_map(|e| {
-            let path = e.path.as_ref().map(|p| p.display().to_string());
-            let key = (format!("{:?}", e.kind), path.clone(), e.raw.clone());
-            seen.insert(key).then(|| {
-                let exists = e.path.as_ref().map(|p| std::fs::symlink_metadata(p).map(|m| if m.is_dir() { "directory" } else { "file" }).unwrap_or("missing"));
-                json!({"kind": e.kind, "target": e.raw, "path": path, "exists": exists, "recursive": e.recursive})
-            })
+            let path = e
+                .path
+                .as_ref()
+                .map_or_else(|| format!("<{}>", e.raw), |p| p.display().to_string());
+            seen.insert((format!("{:?}", e.kind), path.clone()))
+                .then(|| {
+                    let exists =
+                        e.path
+                            .as_ref()
+                            .map_or("unknown", |p| match std::fs::symlink_metadata(p) {
+                                Ok(m) if m.is_dir() => "directory",
+                                Ok(_) => "file",
+                                Err(_) => "missing",
+                            });
+                    json!([e.kind, path, exists])
+                })
         })
         .collect();
-    let findings: Vec<String> = analysis.findings.iter().map(|f| f.detail.clone()).collect();
-    let value = json!({
-        "tool": "bash",
-        "command": script,
-        "working_directory": cwd.display().to_string(),
-        "automode_analysis": {
-            "why_review": local_reason,
-            "commands": commands,
-            "file_effects": effects,
-            "findings": findings,
-        }
-    });
-    redact(&serde_json::to_string_pretty(&value).unwrap_or_default())
+    // Written field by field: serde_json would sort the keys.
+    let s = |v: &str| serde_json::Value::String(v.to_string()).to_string();
+    let mut out = format!(
+        "{{\"cwd\":{},\"tool\":\"bash\",\"command\":{},\"review_reason\":{}",
+        s(&cwd.display().to_string()),
+        s(script),
+        s(local_reason)
+    );
+    if !effects.is_empty() {
+        out.push_str(&format!(",\"file_changes\":{}", json!(effects)));
+    }
+    let findings: Vec<&str> = analysis
+        .findings
+        .iter()
+        .filter(|f| f.kind != crate::shell::analysis::FindingKind::ReadScriptFile)
+        .map(|f| f.detail.as_str())
+        .collect();
+    if !findings.is_empty() {
+        out.push_str(&format!(",\"findings\":{}", json!(findings)));
+    }
+    out.push('}');
+    redact(&out)
 }
 
 /// `ceil(UTF-16 units / 4)`, as Pi estimates tokens.

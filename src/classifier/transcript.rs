@@ -35,15 +35,48 @@ pub struct Places<'a> {
     pub cwd: &'a Path,
     pub claude_config_dir: Option<&'a Path>,
     pub codex_home: Option<&'a Path>,
+    /// `CLAUDE_CODE_SESSION_ID`: names Claude Code's session file.
+    pub claude_session: Option<&'a str>,
+    /// `CODEX_THREAD_ID`: names Codex's rollout file.
+    pub codex_thread: Option<&'a str>,
 }
 
 /// Claude Code's project directory name for a working directory: every
-/// character other than ASCII letters and digits becomes `-`.
+/// UTF-16 unit other than ASCII letters and digits becomes `-`; a name
+/// longer than 200 units is cut to 200 and gets `-` and the base-36
+/// absolute value of a Java-style hash of the path (Claude Code 2.1.332).
 pub fn claude_project_dir(cwd: &Path) -> String {
-    cwd.to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
+    let s = cwd.to_string_lossy();
+    let units: Vec<u16> = s.encode_utf16().collect();
+    let slug: String = units
+        .iter()
+        .map(|u| match char::from_u32(u32::from(*u)) {
+            Some(c) if c.is_ascii_alphanumeric() => c,
+            _ => '-',
+        })
+        .collect();
+    if slug.len() <= 200 {
+        return slug;
+    }
+    let mut h: i32 = 0;
+    for u in &units {
+        h = h.wrapping_mul(31).wrapping_add(i32::from(*u));
+    }
+    format!("{}-{}", &slug[..200], base36(i64::from(h).unsigned_abs()))
+}
+
+fn base36(mut n: u64) -> String {
+    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    if n == 0 {
+        return "0".into();
+    }
+    let mut out = Vec::new();
+    while n > 0 {
+        out.push(DIGITS[(n % 36) as usize]);
+        n /= 36;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// pi's session directory name for a working directory:
@@ -83,15 +116,43 @@ pub fn find(p: &Places<'_>) -> Option<PathBuf> {
     let claude = p
         .claude_config_dir
         .map_or_else(|| home.join(".claude"), Path::to_path_buf);
+    let codex = p
+        .codex_home
+        .map_or_else(|| home.join(".codex"), Path::to_path_buf);
+    // The harness told its shell which session this is.
+    if let Some(id) = p
+        .claude_session
+        .filter(|id| id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-'))
+    {
+        let exact = claude
+            .join("projects")
+            .join(claude_project_dir(p.cwd))
+            .join(format!("{id}.jsonl"));
+        if exact.is_file() {
+            return Some(exact);
+        }
+        if let Ok(dirs) = std::fs::read_dir(claude.join("projects")) {
+            for d in dirs.flatten() {
+                let f = d.path().join(format!("{id}.jsonl"));
+                if f.is_file() {
+                    return Some(f);
+                }
+            }
+        }
+    }
+    if let Some(id) = p
+        .codex_thread
+        .filter(|id| id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-'))
+        && let Some(f) = codex_rollout_by_id(&codex.join("sessions"), id)
+    {
+        return Some(f);
+    }
     if let Some(hit) = newest_jsonl(&claude.join("projects").join(claude_project_dir(p.cwd))) {
         candidates.push(hit);
     }
     if let Some(hit) = newest_jsonl(&home.join(".pi/agent/sessions").join(pi_session_dir(p.cwd))) {
         candidates.push(hit);
     }
-    let codex = p
-        .codex_home
-        .map_or_else(|| home.join(".codex"), Path::to_path_buf);
     if let Some(hit) = codex_session(&codex.join("sessions"), p.cwd) {
         candidates.push(hit);
     }
@@ -129,6 +190,29 @@ fn codex_session(root: &Path, cwd: &Path) -> Option<(PathBuf, SystemTime)> {
         .into_iter()
         .take(MAX_CODEX_FILES)
         .find(|(path, _)| codex_cwd(path).is_some_and(|c| c == want))
+}
+
+/// The Codex rollout whose name ends with this thread id.
+fn codex_rollout_by_id(root: &Path, id: &str) -> Option<PathBuf> {
+    let suffix = format!("-{id}.jsonl");
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().ends_with(&suffix))
+            {
+                return Some(path);
+            }
+        }
+    }
+    None
 }
 
 /// The cwd recorded in a Codex rollout (`session_meta` or `turn_context`).
@@ -426,5 +510,80 @@ mod tests {
         assert_eq!(out.len(), 4, "{out:?}");
         let all = format!("{out:?}");
         assert!(!all.contains("IGNORE") && !all.contains("Sure") && !all.contains("be nice"));
+    }
+}
+
+#[cfg(test)]
+mod real_files {
+    use super::*;
+
+    fn entries(name: &str) -> Vec<Entry> {
+        load(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data/transcripts")
+                .join(name),
+        )
+    }
+
+    #[test]
+    fn reads_real_harness_sessions() {
+        for (file, tool) in [
+            ("claude-code.jsonl", "Bash"),
+            ("codex.jsonl", "exec_command"),
+            ("pi.jsonl", "bash"),
+        ] {
+            let e = entries(file);
+            let users: Vec<&String> = e
+                .iter()
+                .filter_map(|x| {
+                    if let Entry::User(t) = x {
+                        Some(t)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let calls: Vec<&Entry> = e
+                .iter()
+                .filter(|x| matches!(x, Entry::ToolCall { name, .. } if name == tool))
+                .collect();
+            eprintln!("{file}: users {users:?}, {} calls", calls.len());
+            assert!(
+                users.iter().any(|u| u.contains("delete build/ only")),
+                "{file}: {users:?}"
+            );
+            assert!(calls.len() >= 2, "{file}: {e:?}");
+            let all = format!("{e:?}");
+            for injected in [
+                "<system-reminder>",
+                "<environment_context>",
+                "AGENTS.md instructions",
+                "Process exited with code",
+                "Command exited with code",
+            ] {
+                assert!(!all.contains(injected), "{file} kept {injected}");
+            }
+        }
+        // The TUI sessions carry more injected context.
+        for file in [
+            "claude-code-interactive.jsonl",
+            "codex-interactive.jsonl",
+            "pi-interactive.jsonl",
+        ] {
+            let all = format!("{:?}", entries(file));
+            assert!(
+                all.contains("[Entry::User") || all.contains("User("),
+                "{file}: {all}"
+            );
+            for injected in [
+                "<system-reminder>",
+                "<environment_context>",
+                "AGENTS.md instructions",
+                "<local-command-caveat>",
+                "This session is being continued",
+            ] {
+                assert!(!all.contains(injected), "{file} kept {injected}: {all}");
+            }
+        }
     }
 }

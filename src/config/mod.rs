@@ -263,6 +263,17 @@ pub const DEFAULT_PROTECTED_PATHS: &[&str] = &[
     ".profile",
     ".zshrc",
     ".zshenv",
+    ".mcp.json",
+    ".github",
+    ".gitlab-ci.yml",
+    ".devcontainer",
+    ".pre-commit-config.yaml",
+    ".cursorrules",
+    ".windsurfrules",
+    ".continue",
+    ".aider.conf.yml",
+    ".opencode",
+    "opencode.json",
 ];
 
 /// Built-in classifier environment notes.

@@ -337,7 +337,7 @@ fn find_mutation(
     pred: &dyn Fn(&Places, &Path, &Effect) -> Option<String>,
 ) -> Option<String> {
     for e in &ctx.analysis.effects {
-        if !mutating(e.kind) {
+        if !mutating(e.kind) || super::ln_target_inert(ctx, e) {
             continue;
         }
         for c in candidates(ctx.places, e) {
@@ -722,7 +722,7 @@ fn tls_weakening(ctx: &Ctx<'_>) -> Option<String> {
                         || (f.len() == 2
                             && f.starts_with('-')
                             && name == "curl"
-                            && short_group_has(&lower, f.as_bytes()[1] as char, CURL_VALUE_FLAGS))
+                            && short_group_has(a, f.as_bytes()[1] as char, CURL_VALUE_FLAGS))
                 });
                 if hit && !(name == "ansible" && *a == "-c") {
                     return Some(format!("{name} {a} turns off certificate checks"));
@@ -1099,13 +1099,194 @@ fn automode_variable(ctx: &Ctx<'_>) -> Option<String> {
 
 /// Values of dangerous variables that are harmless: pagers and editors
 /// that only display, identity and tracing settings.
+/// Variables the analysis does not mark but that make a tool run or load
+/// a program, library or configuration the script chooses.
+const EXTRA_EXEC_VARS: &[(&str, &str)] = &[
+    ("RUSTC_WRAPPER", "cargo runs it around rustc"),
+    ("RUSTC_WORKSPACE_WRAPPER", "cargo runs it around rustc"),
+    ("RUSTC", "cargo runs it as the compiler"),
+    ("RUSTDOC", "cargo runs it"),
+    ("CARGO_BUILD_RUSTC_WRAPPER", "cargo runs it"),
+    (
+        "CARGO_HOME",
+        "cargo reads its configuration (with runners and wrappers) there",
+    ),
+    ("CC", "build tools run it"),
+    ("CXX", "build tools run it"),
+    ("LD", "build tools run it"),
+    ("AR", "build tools run it"),
+    ("AS", "build tools run it"),
+    ("CPP", "build tools run it"),
+    ("MAKEFLAGS", "make reads options (--eval) from it"),
+    ("MAKEFILES", "make reads these makefiles first"),
+    ("GOFLAGS", "go reads flags (-toolexec, -exec) from it"),
+    ("GOENV", "go reads its settings from this file"),
+    ("JAVA_TOOL_OPTIONS", "every JVM loads agents from it"),
+    ("_JAVA_OPTIONS", "every JVM reads options from it"),
+    ("JDK_JAVA_OPTIONS", "java reads options from it"),
+    ("MAVEN_OPTS", "maven's JVM reads options from it"),
+    ("GRADLE_OPTS", "gradle's JVM reads options from it"),
+    ("DOTNET_STARTUP_HOOKS", ".NET loads these assemblies first"),
+    ("RUBYLIB", "ruby loads libraries from it"),
+    ("NODE_PATH", "node loads modules from it"),
+    ("PYTHONHOME", "python loads its standard library from it"),
+    ("PYTHONUSERBASE", "python loads user site packages from it"),
+    ("PERL5DB", "perl runs it as the debugger"),
+    ("PERLLIB", "perl loads modules from it"),
+    ("LUA_INIT", "lua runs it at start"),
+    ("LUA_PATH", "lua loads modules from it"),
+    ("R_PROFILE", "R runs it at start"),
+    ("R_PROFILE_USER", "R runs it at start"),
+    ("BUNDLE_GEMFILE", "bundler loads this Gemfile (Ruby code)"),
+    ("HISTFILE", "history writes to it"),
+    ("KUBECONFIG", "kubectl runs credential plugins named in it"),
+    (
+        "DOCKER_CONFIG",
+        "docker runs credential helpers named in it",
+    ),
+    ("NPM_CONFIG_SCRIPT_SHELL", "npm runs scripts with it"),
+    ("NPM_CONFIG_NODE_OPTIONS", "npm passes node options from it"),
+    ("NPM_CONFIG_USERCONFIG", "npm reads its settings from it"),
+    ("NPM_CONFIG_GLOBALCONFIG", "npm reads its settings from it"),
+    ("YARN_RC_FILENAME", "yarn reads its settings from it"),
+    ("BROWSER", "programs run it"),
+    (
+        "BASH_CMDS",
+        "the command hash table: a name runs another program",
+    ),
+    ("BASH_ALIASES", "defines aliases"),
+    ("BASHOPTS", "sets shell options"),
+    (
+        "TMPDIR",
+        "programs write temporary files (and scripts) there",
+    ),
+    ("RUSTFLAGS", "rustc reads flags (linker, plugins) from it"),
+    (
+        "CARGO_ENCODED_RUSTFLAGS",
+        "rustc reads flags (linker, plugins) from it",
+    ),
+    ("RUSTDOCFLAGS", "rustdoc reads flags from it"),
+    ("CFLAGS", "compilers read flags (-wrapper, plugins) from it"),
+    ("CXXFLAGS", "compilers read flags from it"),
+    ("CPPFLAGS", "compilers read flags from it"),
+    ("LDFLAGS", "linkers read flags (plugins) from it"),
+    ("GCONV_PATH", "glibc loads conversion modules from it"),
+    ("LESSHISTFILE", "less writes its history there"),
+    (
+        "TF_CLI_CONFIG_FILE",
+        "terraform loads provider settings from it",
+    ),
+    ("TF_PLUGIN_CACHE_DIR", "terraform loads providers from it"),
+    ("MYPYPATH", "mypy loads plugins and stubs from it"),
+    ("JAVA_HOME", "java tools run the JVM found there"),
+];
+
+/// Prefixes of such variables (upper-cased names).
+const EXTRA_EXEC_PREFIXES: &[(&str, &str)] = &[
+    (
+        "CARGO_TARGET_",
+        "cargo runs runners and linkers named in them",
+    ),
+    ("GIT_TRACE", "git writes traces to the file it names"),
+];
+
+/// Variables that send traffic elsewhere, trust other certificates, or
+/// make programs read their configuration from elsewhere: the classifier
+/// judges them.
+pub const REVIEW_VARS: &[(&str, &str)] = &[
+    (
+        "HOME",
+        "programs read their configuration from the new home",
+    ),
+    (
+        "XDG_CONFIG_HOME",
+        "programs read their configuration from there",
+    ),
+    ("XDG_DATA_HOME", "programs read their data from there"),
+    ("HTTP_PROXY", "sends web traffic through a proxy"),
+    ("HTTPS_PROXY", "sends web traffic through a proxy"),
+    ("ALL_PROXY", "sends traffic through a proxy"),
+    ("NO_PROXY", "changes which traffic the proxy sees"),
+    ("DOCKER_HOST", "talks to another docker daemon"),
+    ("REQUESTS_CA_BUNDLE", "trusts other certificates"),
+    ("CURL_CA_BUNDLE", "trusts other certificates"),
+    ("NODE_EXTRA_CA_CERTS", "trusts other certificates"),
+    ("SSL_CERT_FILE", "trusts other certificates"),
+    ("SSL_CERT_DIR", "trusts other certificates"),
+    ("SSLKEYLOGFILE", "writes TLS session keys to a file"),
+    ("PIP_INDEX_URL", "installs from another index"),
+    ("PIP_EXTRA_INDEX_URL", "installs from another index"),
+    ("PIP_CONFIG_FILE", "pip reads its settings from there"),
+    ("UV_INDEX_URL", "installs from another index"),
+    ("UV_DEFAULT_INDEX", "installs from another index"),
+    ("UV_EXTRA_INDEX_URL", "installs from another index"),
+    ("GOPROXY", "fetches modules from another proxy"),
+    ("NPM_CONFIG_REGISTRY", "installs from another registry"),
+    ("YARN_NPM_REGISTRY_SERVER", "installs from another registry"),
+    (
+        "CARGO_REGISTRIES_CRATES_IO_PROTOCOL",
+        "changes where crates come from",
+    ),
+];
+
+/// Why assigning this variable makes a program run code it names.
+pub fn exec_var(name: &str) -> Option<&'static str> {
+    let upper = name.to_ascii_uppercase();
+    crate::shell::walk::dangerous_var(name)
+        .or_else(|| {
+            EXTRA_EXEC_VARS
+                .iter()
+                .find(|(n, _)| *n == upper)
+                .map(|(_, w)| *w)
+        })
+        .or_else(|| {
+            EXTRA_EXEC_PREFIXES
+                .iter()
+                .find(|(p, _)| upper.starts_with(p))
+                .map(|(_, w)| *w)
+        })
+}
+
+/// Why assigning this variable needs review, if it does.
+pub fn review_var(name: &str) -> Option<&'static str> {
+    let upper = name.to_ascii_uppercase();
+    REVIEW_VARS
+        .iter()
+        .find(|(n, _)| *n == upper)
+        .map(|(_, w)| *w)
+        .or_else(|| {
+            [
+                "NPM_CONFIG_",
+                "PIP_",
+                "YARN_",
+                "PNPM_",
+                "UV_",
+                "POETRY_",
+                "BUNDLE_",
+                "GEM_",
+                "CARGO_REGISTRIES_",
+                "CARGO_HTTP_",
+                "CARGO_NET_",
+            ]
+            .iter()
+            .any(|p| upper.starts_with(p))
+            .then_some("changes where a package manager installs from or to")
+        })
+}
+
+/// Values of dangerous variables that are harmless: pagers and editors
+/// that only display, identity and tracing settings.
 fn harmless_value(ctx: &Ctx<'_>, name: &str, value: Option<&str>) -> bool {
     let Some(v) = value else { return false };
+    let inside_list = |v: &str| {
+        v.split(':')
+            .all(|p| p.is_empty() || super::tools::inside(ctx.places, p))
+    };
     match name {
         "PAGER" | "GIT_PAGER" | "MANPAGER" | "SYSTEMD_PAGER" | "BAT_PAGER" => {
             crate::shell::commands::HARMLESS_PAGERS.contains(&v)
         }
-        "EDITOR" | "VISUAL" | "GIT_EDITOR" => matches!(
+        "EDITOR" | "VISUAL" | "GIT_EDITOR" | "GIT_SEQUENCE_EDITOR" => matches!(
             v,
             "true" | ":" | "cat" | "vim" | "vi" | "nvim" | "nano" | "emacs" | "code --wait"
         ),
@@ -1116,8 +1297,6 @@ fn harmless_value(ctx: &Ctx<'_>, name: &str, value: Option<&str>) -> bool {
         | "GIT_COMMITTER_EMAIL"
         | "GIT_COMMITTER_DATE"
         | "GIT_TERMINAL_PROMPT"
-        | "GIT_TRACE"
-        | "GIT_TRACE_PERFORMANCE"
         | "GIT_CURL_VERBOSE"
         | "GIT_FLUSH"
         | "GIT_OPTIONAL_LOCKS"
@@ -1126,6 +1305,10 @@ fn harmless_value(ctx: &Ctx<'_>, name: &str, value: Option<&str>) -> bool {
         | "GIT_ADVICE"
         | "GIT_LFS_SKIP_SMUDGE"
         | "GIT_DISCOVERY_ACROSS_FILESYSTEM" => true,
+        // Traces to stderr (a number or a boolean), never to a file.
+        _ if name.starts_with("GIT_TRACE") => {
+            matches!(v, "0" | "1" | "2" | "true" | "false" | "")
+        }
         "GIT_DIR" | "GIT_WORK_TREE" | "GIT_INDEX_FILE" | "GIT_OBJECT_DIRECTORY" => {
             super::tools::inside(ctx.places, v)
         }
@@ -1139,11 +1322,51 @@ fn harmless_value(ctx: &Ctx<'_>, name: &str, value: Option<&str>) -> bool {
                 || o.starts_with("--stack-size")
                 || o.starts_with("--unhandled-rejections")
         }),
-        "PYTHONPATH" | "LD_LIBRARY_PATH" => v
-            .split(':')
-            .all(|p| !p.is_empty() && super::tools::inside(ctx.places, p)),
+        "PYTHONPATH" | "LD_LIBRARY_PATH" | "NODE_PATH" | "RUBYLIB" | "PERLLIB" => inside_list(v),
         "PATH" => path_value_ok(ctx, v),
-        "PS1" | "PS0" => !v.contains('$') && !v.contains('`'),
+        // Literal separators only split expansions, which the analysis
+        // already treats as dynamic.
+        "IFS" => true,
+        "PS1" | "PS0" | "PS4" => {
+            !v.contains("$(") && !v.contains('`') && !v.contains("${!") && !v.contains('@')
+        }
+        "TMPDIR" => super::tools::inside(ctx.places, v) || v.starts_with("/tmp"),
+        "RUSTFLAGS"
+        | "CARGO_ENCODED_RUSTFLAGS"
+        | "RUSTDOCFLAGS"
+        | "CFLAGS"
+        | "CXXFLAGS"
+        | "CPPFLAGS"
+        | "LDFLAGS" => ![
+            "linker",
+            "wrapper",
+            "plugin",
+            "-B",
+            "specs",
+            "ld-path",
+            "fuse-ld=/",
+            "-Z",
+            "sysroot",
+        ]
+        .iter()
+        .any(|bad| v.contains(bad)),
+        "LESSHISTFILE" => v == "-" || v == "/dev/null",
+        "HISTFILE" => v == "/dev/null" || v.is_empty(),
+        "CC" | "CXX" | "LD" | "AR" | "AS" | "CPP" => matches!(
+            v,
+            "gcc"
+                | "g++"
+                | "clang"
+                | "clang++"
+                | "cc"
+                | "c++"
+                | "ld"
+                | "ar"
+                | "as"
+                | "cpp"
+                | "musl-gcc"
+                | "zig cc"
+        ),
         _ => false,
     }
 }
@@ -1194,8 +1417,8 @@ fn dangerous_assignment(ctx: &Ctx<'_>) -> Option<String> {
     let commands = ctx.analysis.commands.len();
     for (i, c) in ctx.analysis.commands.iter().enumerate() {
         for (n, v) in &c.env {
-            if crate::shell::walk::dangerous_var(n).is_some() && !harmless_value(ctx, n, v.known())
-            {
+            // PATH is judged by the allow tiers (mod.rs).
+            if n != "PATH" && exec_var(n).is_some() && !harmless_value(ctx, n, v.known()) {
                 return Some(format!(
                     "{n}={} for {}",
                     v.raw,
@@ -1206,7 +1429,7 @@ fn dangerous_assignment(ctx: &Ctx<'_>) -> Option<String> {
         let _ = i;
     }
     for a in &ctx.analysis.assignments {
-        let Some(why) = crate::shell::walk::dangerous_var(&a.name) else {
+        let Some(why) = exec_var(&a.name) else {
             continue;
         };
         // PATH only chooses among programs on disk: the allow tiers
@@ -1247,7 +1470,7 @@ fn bulk_delete(ctx: &Ctx<'_>) -> Option<String> {
         .filter(|e| e.kind == EffectKind::Delete)
         .collect();
     for e in &deletes {
-        if super::artifact_effect(ctx.places, e) || super::rename_source(ctx, e) {
+        if super::artifact_effect(ctx, e) || super::rename_source(ctx, e) {
             continue;
         }
         // find DIR -name PAT -delete / -exec rm {}: judged by the

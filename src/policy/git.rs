@@ -73,9 +73,7 @@ const ROUTINE: &[&str] = &[
     "gc",
     "prune",
     "repack",
-    "maintenance",
     "sparse-checkout",
-    "lfs",
     "archive",
     "bundle",
     "rerere",
@@ -243,7 +241,99 @@ pub fn classify(_name: &str, args: &[Option<&str>], places: &Places) -> Class {
         .filter(|a| !a.starts_with('-'))
         .copied()
         .collect();
+    // Options that run programs or load hooks, in any spelling getopt
+    // accepts (`--upload-pa=…`).
+    let long_prefix = |a: &str, o: &str| super::tools::option_matches(a, o);
+    let mut dangerous: Vec<&str> = vec![
+        "--upload-pack",
+        "--receive-pack",
+        "--exec",
+        "--open-files-in-pager",
+        "--extcmd",
+        "--config",
+        "--separate-git-dir",
+    ];
+    if matches!(sub, "init" | "clone" | "submodule") {
+        dangerous.push("--template");
+    }
+    if let Some(a) = rest
+        .iter()
+        .find(|a| dangerous.iter().any(|o| long_prefix(a, o)))
+    {
+        return Class::Review(format!("git {sub} {a} runs a program or installs hooks"));
+    }
+    let url = |o: &&str| {
+        o.contains("://") || o.starts_with("git@") || (o.contains(':') && o.contains('@'))
+    };
+    let outside = |d: &str| !inside(places, d);
     match sub {
+        "grep" if short('O') => review("git grep -O runs a program on the matches"),
+        "rebase" if has(&["--exec", "-x"]) || short('x') => {
+            review("git rebase --exec runs commands")
+        }
+        "bisect" if operands.first() == Some(&"run") => review("git bisect run runs commands"),
+        "maintenance" => review("git maintenance schedules background jobs"),
+        "lfs" => match operands.first().copied() {
+            Some("ls-files" | "status" | "env" | "version" | "logs") => Class::ReadOnly,
+            Some("install" | "uninstall" | "update") => {
+                review("git lfs install changes global configuration and hooks")
+            }
+            _ => Class::Routine,
+        },
+        "gc" | "prune"
+            if rest
+                .iter()
+                .any(|a| a.starts_with("--prune") || *a == "--expire")
+                || sub == "prune" =>
+        {
+            review("git gc --prune deletes unreachable commits now")
+        }
+        "fetch" | "pull" | "ls-remote" | "clone" | "submodule" | "remote" | "push"
+            if args.iter().skip(i + 1).any(Option::is_none) =>
+        {
+            Class::Review(format!("git {sub} with arguments only known at run time"))
+        }
+        "submodule" if operands.first() == Some(&"add") => {
+            review("git submodule add fetches another repository")
+        }
+        "fetch" | "pull" | "ls-remote" if operands.iter().any(url) => Class::Review(format!(
+            "git {sub} contacts a URL given on the command line"
+        )),
+        "fetch" | "pull"
+            if operands.iter().any(|o| o.starts_with('+')) || has(&["--force", "-f"]) =>
+        {
+            Class::Review(format!("git {sub} force-updates local branches"))
+        }
+        "clone" => {
+            let source = operands.first().copied().unwrap_or("");
+            let dest = operands.get(1).copied();
+            if !url(&source) && outside(source) {
+                review("git clone copies a repository from outside the working directory")
+            } else if dest.is_some_and(outside) {
+                review("git clone writes outside the working directory")
+            } else {
+                Class::Routine
+            }
+        }
+        "init" if operands.first().is_some_and(|d| outside(d)) => {
+            review("git init creates a repository outside the working directory")
+        }
+        "archive" if has(&["--remote"]) => {
+            review("git archive --remote contacts another repository")
+        }
+        "archive"
+            if rest
+                .windows(2)
+                .any(|w| matches!(w[0], "-o" | "--output") && outside(w[1]))
+                || rest
+                    .iter()
+                    .any(|a| a.strip_prefix("--output=").is_some_and(outside)) =>
+        {
+            review("git archive writes outside the working directory")
+        }
+        "apply" | "am" if has(&["--unsafe-paths", "--directory"]) => {
+            Class::Review(format!("git {sub} writes to paths it is told to"))
+        }
         "" => Class::ReadOnly,
         "push" => {
             if has(&[
@@ -293,9 +383,11 @@ pub fn classify(_name: &str, args: &[Option<&str>], places: &Places) -> Class {
             _ => Class::Routine,
         },
         "branch" | "tag" => {
-            if has(&["-D", "--force", "-f"])
+            if has(&["-D", "--force", "-f", "-M", "-C"])
                 || (has(&["--delete", "-d"]) && sub == "tag")
                 || short('D')
+                || short('M')
+                || short('C')
             {
                 Class::Review(format!("git {sub} -D/-f deletes or overwrites refs"))
             } else if operands.is_empty()
@@ -434,19 +526,14 @@ pub enum Probe {
 /// Probe the configuration git would read in `cwd`: the repository's
 /// config (found by walking up), the global and XDG files and the system
 /// file.
-pub fn probe(cwd: &Path, home: Option<&Path>, xdg_config_home: Option<&str>) -> Probe {
-    let mut files: Vec<PathBuf> = vec![PathBuf::from("/etc/gitconfig")];
-    if let Some(h) = home {
-        files.push(h.join(".gitconfig"));
-    }
-    match xdg_config_home {
-        Some(x) if x.starts_with('/') => files.push(PathBuf::from(x).join("git/config")),
-        _ => {
-            if let Some(h) = home {
-                files.push(h.join(".config/git/config"));
-            }
-        }
-    }
+pub fn probe(cwd: &Path, _home: Option<&Path>, _xdg_config_home: Option<&str>) -> Probe {
+    // Only the repository's own configuration: the user's global and the
+    // system files are the user's choices (credential helpers, LFS
+    // filters, signing programs) and automode trusts them; a repository
+    // can come from anywhere, and its config is where an attack would sit.
+    // Commands that point git at another HOME or XDG directory are sent
+    // to review by the policy (`HOME=` assignments).
+    let mut files: Vec<PathBuf> = Vec::new();
     if let Some(dir) = git_dir(cwd) {
         files.push(dir.join("config"));
         if let Ok(common) = std::fs::read_to_string(dir.join("commondir")) {
@@ -533,7 +620,34 @@ fn risky(section: &str, line: &str) -> Option<String> {
     let full = format!("{}{key}", section.to_ascii_lowercase());
     let hit = match full.as_str() {
         "core.fsmonitor" => !matches!(value.as_str(), "false" | "no" | "off" | "0" | ""),
-        "diff.external" | "include.path" | "core.hookspath" => true,
+        "diff.external"
+        | "include.path"
+        | "core.hookspath"
+        | "core.sshcommand"
+        | "core.gitproxy"
+        | "core.askpass"
+        | "credential.helper"
+        | "gpg.program"
+        | "sequence.editor"
+        | "uploadpack.packobjectshook"
+        | "protocol.allow" => true,
+        _ if full.starts_with("protocol.") && full.ends_with(".allow") => value != "never",
+        _ if full.starts_with("remote.") && full.ends_with(".url") => value.starts_with("ext::"),
+        _ if full.starts_with("remote.")
+            && (full.ends_with(".uploadpack")
+                || full.ends_with(".receivepack")
+                || full.ends_with(".proxy")) =>
+        {
+            true
+        }
+        _ if full.starts_with("url.")
+            && (full.ends_with(".insteadof") || full.ends_with(".pushinsteadof")) =>
+        {
+            true
+        }
+        _ if full.starts_with("gpg.") && full.ends_with(".program") => true,
+        _ if full.starts_with("merge.") && full.ends_with(".driver") => true,
+        _ if full.starts_with("credential.") && full.ends_with(".helper") => true,
         _ => {
             (full.starts_with("diff.")
                 && (full.ends_with(".textconv") || full.ends_with(".command")))

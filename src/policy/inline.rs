@@ -487,7 +487,7 @@ pub fn harmless(lang: &str, code: &str) -> bool {
         _ => return false,
     };
     let mut imported = Vec::new();
-    let tokens = identifiers(code);
+    let tokens = identifiers(code, kind);
     for (n, t) in tokens.iter().enumerate() {
         if kind == "python" && (*t == "import" || *t == "from") {
             // The module names after import/from (dotted, comma lists).
@@ -513,24 +513,55 @@ pub fn harmless(lang: &str, code: &str) -> bool {
         .all(|t| names.contains(t) || PYTHON_MODULES.contains(t) && kind == "python")
 }
 
-/// Identifier tokens outside string literals.
-fn identifiers(code: &str) -> Vec<&str> {
+/// Identifier tokens outside string literals and comments. Anything the
+/// scanner cannot follow (template literals, triple quotes, computed
+/// member access with a string, non-ASCII) yields a token that is on no
+/// allow-list, so the code is not proven harmless.
+fn identifiers<'a>(code: &'a str, kind: &str) -> Vec<&'a str> {
+    const REFUSE: &str = "\u{fffd}";
     let bytes = code.as_bytes();
     let mut out = Vec::new();
+    if code.contains("\"\"\"") || code.contains("'''") || (kind == "js" && code.contains('`')) {
+        out.push(REFUSE);
+        return out;
+    }
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];
-        if c == b'\'' || c == b'"' || c == b'`' {
-            // Skip the string (template literals may hold ${code}: refuse
-            // by keeping the text scanned).
-            if c == b'`' && code[i..].contains("${") {
-                out.push("${");
+        // Comments.
+        if (kind == "python" && c == b'#')
+            || (kind == "js" && c == b'/' && bytes.get(i + 1) == Some(&b'/'))
+        {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if kind == "js" && c == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            match code[i + 2..].find("*/") {
+                Some(end) => i = i + 2 + end + 2,
+                None => i = bytes.len(),
+            }
+            continue;
+        }
+        // `x["name"]`: a member chosen by a string.
+        if kind == "js" && c == b'[' {
+            let rest = code[i + 1..].trim_start();
+            if rest.starts_with('"') || rest.starts_with('\'') {
+                out.push(REFUSE);
                 return out;
             }
+        }
+        if c == b'\'' || c == b'"' {
             i += 1;
             while i < bytes.len() && bytes[i] != c {
                 if bytes[i] == b'\\' {
                     i += 1;
+                }
+                if bytes.get(i) == Some(&b'\n') {
+                    // An unterminated string: refuse.
+                    out.push(REFUSE);
+                    return out;
                 }
                 i += 1;
             }
@@ -548,7 +579,7 @@ fn identifiers(code: &str) -> Vec<&str> {
             continue;
         }
         if !c.is_ascii() {
-            out.push("\u{fffd}");
+            out.push(REFUSE);
             return out;
         }
         i += 1;
@@ -636,6 +667,20 @@ mod tests {
             "console.log(`${require('child_process')}`)"
         ));
         assert!(!harmless("perl", "print 1"));
+        // Comments and strings cannot hide code.
+        assert!(!harmless(
+            "python3",
+            "print(1) # '\nimport os; os.system('id') # '"
+        ));
+        assert!(!harmless(
+            "node",
+            "console.log(1) // '\nrequire('child_process') // '"
+        ));
+        assert!(!harmless(
+            "node",
+            "process['getBuiltinModule']('child_process')"
+        ));
+        assert!(harmless("python3", "print(1)  # a comment with import os"));
     }
 
     #[test]

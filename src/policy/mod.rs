@@ -474,6 +474,66 @@ fn facts<'s>(ctx: &Ctx<'_>, scratch: &'s mut Scratch) -> &'s Facts {
     scratch.facts.get_or_insert_with(|| compute_facts(ctx))
 }
 
+/// Does this variable name look like it holds a secret?
+pub fn policy_secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.split('_').any(|part| {
+        matches!(
+            part,
+            "KEY"
+                | "KEYS"
+                | "APIKEY"
+                | "TOKEN"
+                | "TOKENS"
+                | "SECRET"
+                | "SECRETS"
+                | "PASSWORD"
+                | "PASSWD"
+                | "PASS"
+                | "CREDENTIAL"
+                | "CREDENTIALS"
+                | "AUTH"
+                | "COOKIE"
+                | "PAT"
+        )
+    }) && !upper.ends_with("_FILE")
+        && !upper.ends_with("_PATH")
+}
+
+/// A `$NAME` or `${NAME…}` in `raw` whose name looks like a secret.
+fn secret_variable(raw: &str) -> Option<String> {
+    let bytes = raw.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'$' {
+            let mut j = i + 1;
+            if j < bytes.len() && bytes[j] == b'{' {
+                j += 1;
+            }
+            let start = j;
+            while j < bytes.len() && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_') {
+                j += 1;
+            }
+            let name = &raw[start..j];
+            if policy_secret_name(name) {
+                return Some(name.to_string());
+            }
+            i = j.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
+/// Programs whose file effects the analysis records exactly (their
+/// arguments are judged through those effects).
+const MODELED: &[&str] = &[
+    "cp", "mv", "mkdir", "touch", "ln", "install", "rmdir", "rm", "unlink", "chmod", "chown",
+    "chgrp", "tar", "gtar", "bsdtar", "tee", "sed", "gsed", "sort", "uniq", "dd", "truncate",
+    "shred", "curl", "wget", "find", "rsync", "mktemp_",
+];
+
 /// Programs that only name files (print, test, list, hash, count): a
 /// secret path among their arguments is not read out.
 const NAMES_ONLY: &[&str] = &[
@@ -506,7 +566,6 @@ const NAMES_ONLY: &[&str] = &[
     "cd",
     "pushd",
     "export",
-    "git",
     "chmod",
 ];
 
@@ -535,16 +594,78 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
                     args: c.argv.iter().skip(1).map(|w| w.lit()).collect(),
                     places: ctx.places,
                     command: c,
-                    piped: a
-                        .commands
-                        .get(i + 1)
-                        .is_some_and(|n| n.stdin == Stdin::Pipe && n.depth == c.depth),
+                    // Its output goes into a filter that selects lines.
+                    piped: a.commands.get(i + 1).is_some_and(|n| {
+                        n.stdin == Stdin::Pipe
+                            && n.depth == c.depth
+                            && matches!(n.base_name(), Some("grep" | "egrep" | "fgrep" | "rg"))
+                            && n.argv.len() > 1
+                    }),
                 };
                 tools::judge(&call)
             }
         };
         if c.base_name() == Some("git") {
             f.uses_git = true;
+        }
+        // Variables that redirect traffic, trust other certificates or
+        // move configuration.
+        for (n, _) in &c.env {
+            if let Some(why) = catalogue::review_var(n) {
+                f.review
+                    .push(format!("{n}=… for {}: {why}", c.base_name().unwrap_or("")));
+            }
+        }
+        // Printing every shell variable (they hold tokens).
+        let operands = c
+            .argv
+            .iter()
+            .skip(1)
+            .filter(|w| w.lit().is_none_or(|t| !t.starts_with('-')))
+            .count();
+        if matches!(
+            c.base_name(),
+            Some("set" | "declare" | "typeset" | "export" | "readonly" | "local" | "compgen")
+        ) && operands == 0
+            && c.argv.iter().skip(1).all(|w| {
+                w.lit().is_some_and(|t| {
+                    t.starts_with('-')
+                        && !t.starts_with("-o")
+                        && !t.starts_with("+o")
+                        && !matches!(
+                            t,
+                            "-e" | "-u" | "-x" | "-eu" | "-ex" | "-euo" | "-eux" | "-o"
+                        )
+                })
+            })
+            && !(c.base_name() == Some("set") && c.argv.len() > 1)
+        {
+            f.review.push(format!(
+                "{} prints shell variables, which may hold tokens",
+                c.base_name().unwrap_or("")
+            ));
+        }
+        // A secret-looking variable used by a program (not just moved
+        // between variables).
+        if c.base_name().is_some_and(|n| {
+            !matches!(
+                n,
+                "export"
+                    | "local"
+                    | "declare"
+                    | "typeset"
+                    | "readonly"
+                    | "unset"
+                    | "test"
+                    | "["
+                    | "[["
+            )
+        }) && let Some(var) = c.argv.iter().skip(1).find_map(|w| secret_variable(&w.raw))
+        {
+            f.review.push(format!(
+                "{} uses ${var}, which looks like a secret",
+                c.base_name().unwrap_or("")
+            ));
         }
         for (n, v) in &c.env {
             if n == "PATH" && !v.known().is_some_and(|v| catalogue::path_value_ok(ctx, v)) {
@@ -575,6 +696,63 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
                 "{} runs in {wher}, outside the working directory",
                 c.base_name().unwrap_or("")
             ));
+        }
+        // Routine tools whose files the analysis does not model: a path
+        // outside the working directory among their arguments
+        // (`pip install -e /tmp/x`, `split f /tmp/x`, `cargo new ../x`).
+        if matches!(class, Class::Routine) && !c.base_name().is_some_and(|n| MODELED.contains(&n)) {
+            let base = c.cwd.first().unwrap_or(&ctx.places.cwd);
+            for t in c.argv.iter().skip(1).filter_map(|w| w.lit()) {
+                let t = t
+                    .split_once('=')
+                    .map_or(t, |(k, v)| if k.starts_with('-') { v } else { t });
+                if !(t.starts_with('/') || t.starts_with("~/") || t.starts_with(".."))
+                    || device_sink(Path::new(t))
+                {
+                    continue;
+                }
+                if c.base_name() == Some("mktemp") && t.starts_with("/tmp/") {
+                    continue;
+                }
+                // `-subj /CN=x` is not a path: the first directory must exist.
+                if let Some(rest) = t.strip_prefix('/') {
+                    let first = rest.split('/').next().unwrap_or("");
+                    if first.is_empty() || !Path::new("/").join(first).exists() {
+                        continue;
+                    }
+                }
+                let p = crate::shell::paths::resolve(base, t).0;
+                if !ctx.places.inside_cwd(&p) {
+                    f.review.push(format!(
+                        "{} names {}, outside the working directory",
+                        c.base_name().unwrap_or(""),
+                        p.display()
+                    ));
+                    break;
+                }
+            }
+        }
+        // Routine tools that write where their arguments say: a protected
+        // path among them (`git mv x .git/hooks/…`, `unzip -d .git`).
+        if matches!(class, Class::Routine) {
+            let base = c.cwd.first().unwrap_or(&ctx.places.cwd);
+            for t in c.argv.iter().skip(1).filter_map(|w| w.lit()) {
+                let t = t
+                    .split_once('=')
+                    .map_or(t, |(k, v)| if k.starts_with('-') { v } else { t });
+                if t.starts_with('-') || t.is_empty() {
+                    continue;
+                }
+                let p = crate::shell::paths::resolve(base, t).0;
+                if let Some(why) = protected_path(ctx, &p) {
+                    f.review.push(format!(
+                        "{} names the protected path {} ({why})",
+                        c.base_name().unwrap_or(""),
+                        p.display()
+                    ));
+                    break;
+                }
+            }
         }
         if let Class::Review(why) = &class {
             if why.ends_with("is not a program automode knows") {
@@ -650,6 +828,15 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
         effect_facts(ctx, e, &mut f);
     }
     for asg in &a.assignments {
+        let later = (asg.before..a.commands.len()).any(|i| {
+            !a.commands[i]
+                .base_name()
+                .is_some_and(|n| catalogue::INERT_BUILTINS.contains(&n))
+        });
+        if later && let Some(why) = catalogue::review_var(&asg.name) {
+            f.review
+                .push(format!("sets {} before later commands: {why}", asg.name));
+        }
         if asg.name == "PATH"
             && (asg.before..a.commands.len()).any(|i| {
                 !a.commands[i]
@@ -674,6 +861,16 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
 
 fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
     let places = ctx.places;
+    // `/dev/stdout` as written is a stream, whatever automode's own
+    // stdout resolves to.
+    if device_sink(Path::new(&e.raw)) {
+        return;
+    }
+    let names_only = e
+        .command
+        .and_then(|i| ctx.analysis.commands.get(i))
+        .and_then(|c| c.base_name())
+        .is_some_and(|n| NAMES_ONLY.contains(&n));
     if let Some(p) = &e.path
         && (p.starts_with("/dev/tcp") || p.starts_with("/dev/udp"))
     {
@@ -682,6 +879,12 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
         return;
     }
     if e.kind == EffectKind::Read {
+        // `/proc/self/cwd/…` as written is the command's own view.
+        if e.raw.starts_with("/proc/")
+            && let Some(why) = places.secret(Path::new(&e.raw))
+        {
+            f.review.push(format!("reads {}: {why}", e.raw));
+        }
         if let Some(p) = &e.path {
             let secret = if e.recursive {
                 places.secret_under(p)
@@ -698,13 +901,15 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
                 f.review
                     .push(format!("reads all of {} (secrets live there)", p.display()));
             }
-            if e.target == TargetKind::Glob && !places.inside_cwd(p) && places.home_of(p).is_some()
-            {
+            if e.target == TargetKind::Glob && !places.inside_cwd(p) && !names_only {
                 f.review.push(format!(
-                    "reads files matching {} in a home directory",
+                    "reads files matching {} outside the working directory",
                     e.raw
                 ));
             }
+        } else if !names_only {
+            f.review
+                .push(format!("reads {}, a file named only at run time", e.raw));
         }
         return;
     }
@@ -726,7 +931,7 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
         .chain(e.alternatives.iter())
         .collect();
     if e.kind == EffectKind::Delete {
-        if artifact_effect(places, e) || rename_source(ctx, e) {
+        if artifact_effect(ctx, e) || rename_source(ctx, e) {
             f.first_write
                 .get_or_insert_with(|| path.display().to_string());
             return;
@@ -739,7 +944,25 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
             return;
         }
         let exists = all.iter().any(|p| std::fs::symlink_metadata(p).is_ok());
-        if !exists && e.target == TargetKind::Literal {
+        // A target the script itself filled first (`mv src/x build/ && rm
+        // build/x`) holds what was moved there.
+        let filled_first = ctx.analysis.effects.iter().any(|o| {
+            matches!(
+                o.kind,
+                EffectKind::Write | EffectKind::Create | EffectKind::Append
+            ) && o.command != e.command
+                && o.path
+                    .as_ref()
+                    .is_some_and(|p| all.iter().any(|d| p.starts_with(d) || d.starts_with(p)))
+        });
+        if !exists && e.target == TargetKind::Literal && !filled_first {
+            return;
+        }
+        if !exists && filled_first {
+            f.review.push(format!(
+                "deletes {}, which this script fills first",
+                path.display()
+            ));
             return;
         }
         if e.filter.is_some() && e.target != TargetKind::Literal || e.filter.is_some() {
@@ -757,27 +980,23 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
         return;
     }
     let command = e.command.and_then(|i| ctx.analysis.commands.get(i));
-    // `ln -s TARGET LINK` changes TARGET only if something later writes
-    // through LINK in this script (later scripts see the link resolved).
-    if command.is_some_and(|c| c.base_name() == Some("ln"))
-        && e.kind == EffectKind::Write
-        && !e.redirect
+    if ln_target_inert(ctx, e) {
+        return;
+    }
+    // Copying /dev/null over an existing file empties it.
+    let from_null = command.is_some_and(|c| {
+        c.argv.iter().skip(1).any(|w| w.lit() == Some("/dev/null"))
+            || matches!(&c.stdin, Stdin::File { path: Some(p) } if p.as_path() == Path::new("/dev/null"))
+    });
+    if from_null
+        && matches!(e.kind, EffectKind::Write)
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() > 0)
+        && places.artifact(path).is_none()
     {
-        let links: Vec<&PathBuf> = ctx
-            .analysis
-            .effects
-            .iter()
-            .filter(|o| o.command == e.command && o.kind == EffectKind::Create)
-            .filter_map(|o| o.path.as_ref())
-            .collect();
-        let written_through = ctx.analysis.effects.iter().any(|o| {
-            o.command != e.command
-                && o.kind != EffectKind::Read
-                && o.path.as_ref().is_some_and(|p| links.contains(&p))
-        });
-        if !written_through {
-            return;
-        }
+        f.review.push(format!(
+            "empties {}, which already has content",
+            path.display()
+        ));
     }
     // `> file` with no command (or `:`) only empties the file.
     if e.redirect
@@ -826,10 +1045,71 @@ fn verb(kind: EffectKind) -> &'static str {
     }
 }
 
+/// `ln -s TARGET LINK` names TARGET without changing it, unless
+/// something later in the script writes through LINK (later scripts see
+/// the link resolved).
+pub fn ln_target_inert(ctx: &Ctx<'_>, e: &Effect) -> bool {
+    let command = e.command.and_then(|i| ctx.analysis.commands.get(i));
+    if !(command.is_some_and(|c| c.base_name() == Some("ln"))
+        && e.kind == EffectKind::Write
+        && !e.redirect)
+    {
+        return false;
+    }
+    let links: Vec<&PathBuf> = ctx
+        .analysis
+        .effects
+        .iter()
+        .filter(|o| o.command == e.command && o.kind == EffectKind::Create)
+        .filter_map(|o| o.path.as_ref())
+        .collect();
+    !ctx.analysis.effects.iter().any(|o| {
+        o.command != e.command
+            && o.kind != EffectKind::Read
+            && o.path
+                .as_ref()
+                .is_some_and(|p| links.iter().any(|l| p.starts_with(l)))
+    })
+}
+
 /// A deletion whose every target is a regenerable build artifact inside
-/// the working directory.
-pub fn artifact_effect(places: &Places, e: &Effect) -> bool {
+/// the working directory, and that this script did not first fill with
+/// other files (`mv src build/ && rm -rf build`).
+pub fn artifact_effect(ctx: &Ctx<'_>, e: &Effect) -> bool {
+    let places = ctx.places;
     if e.kind != EffectKind::Delete {
+        return false;
+    }
+    let filled = ctx.analysis.effects.iter().any(|o| {
+        matches!(
+            o.kind,
+            EffectKind::Write | EffectKind::Create | EffectKind::Append
+        ) && !o.redirect
+            && o.command != e.command
+            && o.command
+                .and_then(|i| ctx.analysis.commands.get(i))
+                .and_then(|c| c.base_name())
+                .is_some_and(|n| {
+                    matches!(
+                        n,
+                        "mv" | "cp"
+                            | "rsync"
+                            | "tar"
+                            | "ln"
+                            | "install"
+                            | "git"
+                            | "unzip"
+                            | "cpio"
+                            | "7z"
+                    )
+                })
+            && o.path.as_ref().is_some_and(|p| {
+                e.path
+                    .as_ref()
+                    .is_some_and(|d| p.starts_with(d) || d.starts_with(p))
+            })
+    });
+    if filled {
         return false;
     }
     let all: Vec<&PathBuf> = e
@@ -869,14 +1149,24 @@ pub fn rename_source(ctx: &Ctx<'_>, e: &Effect) -> bool {
     let Some(c) = ctx.analysis.commands.get(i) else {
         return false;
     };
-    if c.base_name() != Some("mv") || e.target != TargetKind::Literal {
+    if c.base_name() != Some("mv") || e.target == TargetKind::Dynamic {
         return false;
     }
     let inside = |p: &Option<PathBuf>| {
         p.as_ref()
             .is_some_and(|p| ctx.places.inside_cwd(p) && *p != ctx.places.cwd)
     };
-    inside(&e.path)
+    // `mv *.md docs/`: a glob's base may be the working directory itself.
+    let source_inside = if e.target == TargetKind::Glob {
+        e.path.as_ref().is_some_and(|p| ctx.places.inside_cwd(p))
+            && !e
+                .filter
+                .as_deref()
+                .is_some_and(|f| f.chars().all(|c| c == '*'))
+    } else {
+        inside(&e.path)
+    };
+    source_inside
         && ctx
             .analysis
             .effects
@@ -932,7 +1222,7 @@ fn touched(ctx: &Ctx<'_>) -> Vec<(PathBuf, &'static str)> {
 /// The first protected path the script changes.
 fn protected_write(ctx: &Ctx<'_>) -> Option<String> {
     for e in &ctx.analysis.effects {
-        if e.kind == EffectKind::Read {
+        if e.kind == EffectKind::Read || ln_target_inert(ctx, e) {
             continue;
         }
         for p in e
@@ -944,29 +1234,34 @@ fn protected_write(ctx: &Ctx<'_>) -> Option<String> {
             if device_sink(p) {
                 continue;
             }
-            for entry in &ctx.config.protected_paths {
-                let name = entry.value.as_str();
-                let hit = if name.contains('/') || name.starts_with('~') {
-                    expand(ctx, name).is_some_and(|base| p.starts_with(base))
-                } else {
-                    // A name: at the top of the project (`.env`,
-                    // `.husky`), and anywhere for version-control dirs.
-                    let rel = p.strip_prefix(&ctx.places.cwd).unwrap_or(p);
-                    let vcs = matches!(name, ".git" | ".hg" | ".svn" | ".automode");
-                    rel.components()
-                        .next()
-                        .is_some_and(|c| c.as_os_str() == name)
-                        || (vcs && rel.components().any(|c| c.as_os_str() == name))
-                };
-                if hit {
-                    return Some(format!(
-                        "{} {} ({name}, from {})",
-                        verb(e.kind),
-                        p.display(),
-                        entry.source
-                    ));
-                }
+            if let Some(why) = protected_path(ctx, p) {
+                return Some(format!("{} {} ({why})", verb(e.kind), p.display()));
             }
+        }
+    }
+    None
+}
+
+/// Which protected-path entry covers `p`, if any.
+fn protected_path(ctx: &Ctx<'_>, p: &Path) -> Option<String> {
+    for entry in &ctx.config.protected_paths {
+        let name = entry.value.as_str();
+        let hit = if name.contains('/') || name.starts_with('~') {
+            expand(ctx, name).is_some_and(|base| p.starts_with(base))
+        } else {
+            // A name: at the top of the project (`.env`, `.husky`), and
+            // anywhere for version-control dirs.
+            let Ok(rel) = p.strip_prefix(&ctx.places.cwd) else {
+                continue;
+            };
+            let vcs = matches!(name, ".git" | ".hg" | ".svn" | ".automode");
+            rel.components()
+                .next()
+                .is_some_and(|c| c.as_os_str() == name)
+                || (vcs && rel.components().any(|c| c.as_os_str() == name))
+        };
+        if hit {
+            return Some(format!("{name}, from {}", entry.source));
         }
     }
     None

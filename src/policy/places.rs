@@ -95,6 +95,7 @@ pub const SSH_FILES: &[(&str, &str)] = &[
 /// Paths (relative to a home) whose contents are secrets.
 pub const SECRET_PATHS: &[(&str, &str)] = &[
     (".ssh/id_", "SSH private keys"),
+    (".ssh", "SSH keys and host configuration"),
     (".ssh/identity", "SSH private key"),
     (".aws", "cloud credentials"),
     (".azure", "cloud credentials"),
@@ -126,6 +127,43 @@ pub const SECRET_PATHS: &[(&str, &str)] = &[
     (".profile", "shell profiles hold exported tokens"),
     (".bash_profile", "shell profiles hold exported tokens"),
     (".zshenv", "shell profiles hold exported tokens"),
+    (".claude/.credentials.json", "Claude Code tokens"),
+    (".composer/auth.json", "registry tokens"),
+    (".config/composer/auth.json", "registry tokens"),
+    (".config/configstore", "CLI tokens"),
+    (".config/hub", "GitHub tokens"),
+    (".claude.json", "Claude Code account data"),
+    (".codex/auth.json", "Codex tokens"),
+    (".config/rclone", "cloud storage tokens"),
+    (".s3cfg", "cloud credentials"),
+    (".boto", "cloud credentials"),
+    (".m2/settings.xml", "registry passwords"),
+    (".gradle/gradle.properties", "registry passwords"),
+    (".pgpass", "database passwords"),
+    (".my.cnf", "database passwords"),
+    (".config/pip/pip.conf", "index credentials"),
+    (".pip/pip.conf", "index credentials"),
+    (".config/op", "password manager"),
+    (".config/Bitwarden CLI", "password manager"),
+    (".terraformrc", "tokens"),
+    (".config/helm/repositories.yaml", "registry passwords"),
+    (".local/share/pnpm/.npmrc", "registry tokens"),
+    (".yarnrc.yml", "registry tokens"),
+    (".config/gcloud", "cloud credentials"),
+    (".oci", "cloud credentials"),
+    (".git-credentials", "git passwords"),
+    (".config/git/credentials", "git passwords"),
+    (".mozilla", "browser profiles (cookies, passwords)"),
+    (
+        ".config/google-chrome",
+        "browser profiles (cookies, passwords)",
+    ),
+    (".config/chromium", "browser profiles (cookies, passwords)"),
+    (
+        "Library/Application Support/Google/Chrome",
+        "browser profiles",
+    ),
+    ("Library/Cookies", "cookies"),
 ];
 
 /// System files that are secrets.
@@ -134,6 +172,13 @@ pub const SYSTEM_SECRETS: &[&str] = &[
     "/etc/gshadow",
     "/etc/sudoers",
     "/etc/ssh/ssh_host_",
+    "/run/secrets",
+    "/var/run/secrets",
+    "/etc/ssl/private",
+    "/etc/kubernetes/admin.conf",
+    "/etc/rancher",
+    "/etc/gitlab-runner",
+    "/etc/docker/key.json",
 ];
 
 /// Agent harness state and settings directories (relative to a home).
@@ -191,6 +236,7 @@ pub const ARTIFACT_DIRS: &[(&str, &str)] = &[
     ("venv", "virtual environment"),
     ("cmake-build-debug", "CMake build"),
     ("cmake-build-release", "CMake build"),
+    (".eggs", "setuptools eggs"),
 ];
 
 /// Regenerable file patterns.
@@ -206,6 +252,9 @@ pub const ARTIFACT_FILES: &[(&str, &str)] = &[
     (".coverage", "coverage data"),
     (".eslintcache", "ESLint cache"),
     ("*.tsbuildinfo", "TypeScript build info"),
+    ("*.egg-info", "Python packaging metadata"),
+    ("*.egg", "Python eggs"),
+    ("*.log", "log files"),
 ];
 
 /// Where automode itself lives, and the directories the policy must know.
@@ -359,8 +408,26 @@ impl Places {
             return Some(format!("{} holds secrets", p.display()));
         }
         let s = p.to_string_lossy();
-        if s.starts_with("/proc/") && s.ends_with("/environ") {
-            return Some("a process environment holds tokens".into());
+        // A process's environment, memory, or its view of the file system
+        // (`/proc/self/cwd/..` is the command's own directory).
+        if let Some(rest) = s.strip_prefix("/proc/") {
+            let mut parts = rest.split('/');
+            let pid = parts.next().unwrap_or("");
+            let what = parts.next().unwrap_or("");
+            if (pid == "self" || pid == "thread-self" || pid.bytes().all(|b| b.is_ascii_digit()))
+                && matches!(
+                    what,
+                    "environ" | "mem" | "cwd" | "root" | "fd" | "map_files" | "auxv" | "task"
+                )
+            {
+                return Some(format!(
+                    "{} reaches into a process (environment, memory or files)",
+                    p.display()
+                ));
+            }
+        }
+        if s.ends_with(".pub") {
+            return None;
         }
         if let Some(rel) = self.in_home(p) {
             let r = rel.to_string_lossy();

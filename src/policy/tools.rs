@@ -55,13 +55,15 @@ impl Call<'_> {
         &self.args[..end]
     }
 
-    /// Any argument equal to one of these (or `--x=…` for long ones).
+    /// Any argument equal to one of these (or `--x=…`, or a unique prefix
+    /// of a long option, as getopt_long accepts).
     fn has(&self, options: &[&str]) -> bool {
         self.own_args().iter().flatten().any(|a| {
             options.iter().any(|o| {
                 a == o
                     || (o.starts_with("--")
-                        && a.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
+                        && (a.strip_prefix(o).is_some_and(|r| r.starts_with('='))
+                            || option_matches(a, o)))
             })
         })
     }
@@ -240,7 +242,7 @@ const TOOLS: &[Tool] = &[
     tool(
         &[
             "nohup", "nice", "ionice", "time", "timeout", "stdbuf", "setsid", "xargs", "flock",
-            "watch", "parallel", "taskset", "unbuffer", "chronic", "ifne",
+            "watch", "taskset", "unbuffer",
         ],
         Judge::Neutral,
         "wrappers: the command they run is analysed and judged on its own",
@@ -256,6 +258,29 @@ const TOOLS: &[Tool] = &[
         ],
         Judge::Review,
         "a shell whose grammar is not bash's",
+    ),
+    tool(
+        &[
+            "parallel",
+            "chronic",
+            "ifne",
+            "dc",
+            "exiftool",
+            "identify",
+            "convert",
+            "magick",
+            "mogrify",
+            "fx",
+            "ldd",
+            "sqlite3_analyzer",
+            "difftool",
+            "entr",
+            "inotifywait",
+            "nodemon",
+            "watchexec",
+        ],
+        Judge::Review,
+        "runs commands or code from its arguments in ways automode does not follow",
     ),
     // Read-only tools.
     tool(
@@ -348,7 +373,6 @@ const TOOLS: &[Tool] = &[
             "nawk",
             "jq",
             "gojq",
-            "fx",
             "tree",
             "lsof",
             "ps",
@@ -380,12 +404,10 @@ const TOOLS: &[Tool] = &[
             "factor",
             "expr",
             "bc",
-            "dc",
             "yes",
             "shuf",
             "look",
             "tsort",
-            "ldd",
             "nm",
             "objdump",
             "readelf",
@@ -405,7 +427,6 @@ const TOOLS: &[Tool] = &[
             "eza",
             "lsd",
             "delta",
-            "difftool",
             "colordiff",
             "hexyl",
             "glow",
@@ -415,7 +436,6 @@ const TOOLS: &[Tool] = &[
             "procs",
             "btm",
             "ncdu",
-            "sqlite3_analyzer",
             "locate",
             "mlocate",
             "plocate",
@@ -426,12 +446,8 @@ const TOOLS: &[Tool] = &[
             "csvcut",
             "csvstat",
             "mediainfo",
-            "exiftool",
-            "identify",
             "pdfinfo",
-            "pdftotext",
             "iconv",
-            "dos2unix_check",
             "sha1",
             "md5",
             "shasum",
@@ -452,8 +468,26 @@ const TOOLS: &[Tool] = &[
     // they stay inside the working directory.
     tool(
         &[
-            "cp", "mv", "mkdir", "touch", "ln", "install", "rmdir", "rm", "unlink", "chmod",
-            "chown", "chgrp", "tar", "gtar", "bsdtar", "split", "csplit", "mktemp",
+            "cp",
+            "mv",
+            "mkdir",
+            "touch",
+            "ln",
+            "install",
+            "rmdir",
+            "rm",
+            "unlink",
+            "chmod",
+            "chown",
+            "chgrp",
+            "tar",
+            "gtar",
+            "bsdtar",
+            "split",
+            "csplit",
+            "mktemp",
+            "mkfifo",
+            "pdftotext",
         ],
         Judge::Routine,
         "file utilities: their targets are checked to stay inside the working directory",
@@ -1235,7 +1269,188 @@ fn index() -> &'static std::collections::HashMap<&'static str, &'static Tool> {
     })
 }
 
-/// Judge one command.
+/// Options that make an otherwise routine or read-only program run
+/// another program, load code, reach the network or change the system:
+/// (tools, options, why). Long options also match by unique prefix.
+const EXEC_OPTIONS: &[(&[&str], &[&str], &str)] = &[
+    (
+        &["tar", "gtar", "bsdtar"],
+        &[
+            "--checkpoint-action",
+            "--use-compress-program",
+            "-I",
+            "--to-command",
+            "--info-script",
+            "--new-volume-script",
+            "-F",
+            "--rsh-command",
+            "--rmt-command",
+            "--remove-files",
+            "--force-local",
+        ],
+        "tar runs a program or removes files",
+    ),
+    (&["split"], &["--filter"], "split --filter runs a command"),
+    (
+        &["zip"],
+        &["-T", "-TT", "--unzip-command", "-m", "--move"],
+        "zip runs a test command or removes the originals",
+    ),
+    (&["7z", "7za"], &["-sdel"], "7z -sdel deletes the originals"),
+    (
+        &["rsync"],
+        &[
+            "-e",
+            "--rsh",
+            "--rsync-path",
+            "--delete",
+            "--remove-source-files",
+            "--del",
+            "--delete-after",
+            "--delete-before",
+            "--delete-during",
+            "--delete-excluded",
+        ],
+        "rsync runs a remote shell or deletes files",
+    ),
+    (
+        &["gcc", "g++", "cc", "c++", "clang", "clang++", "tcc", "emcc"],
+        &[
+            "-wrapper",
+            "-fplugin",
+            "-specs",
+            "-B",
+            "--sysroot",
+            "-fplugin-arg",
+        ],
+        "the compiler runs or loads a program named by an option",
+    ),
+    (
+        &["go"],
+        &["-exec", "-toolexec", "-vettool", "-overlay"],
+        "go runs a program named by an option",
+    ),
+    (
+        &["make", "gmake", "bmake"],
+        &["--eval", "-E"],
+        "make --eval runs inline make code",
+    ),
+    (
+        &["cmake"],
+        &["-E", "--build-and-test"],
+        "cmake -E runs file and process commands",
+    ),
+    (
+        &["node", "nodejs"],
+        &[
+            "-r",
+            "--require",
+            "--import",
+            "--loader",
+            "--experimental-loader",
+            "--inspect",
+            "--inspect-brk",
+            "--inspect-port",
+            "--experimental-policy",
+            "--openssl-config",
+            "--env-file",
+        ],
+        "node loads code or opens a debugger port",
+    ),
+    (
+        &["rake"],
+        &[
+            "-e",
+            "--execute",
+            "-p",
+            "--execute-print",
+            "-E",
+            "--execute-continue",
+            "-r",
+            "--require",
+        ],
+        "rake runs inline Ruby",
+    ),
+    (
+        &["erl", "elixir", "iex", "mix", "escript"],
+        &["-eval", "-e", "--eval", "-s", "-run", "-r"],
+        "runs inline code",
+    ),
+    (
+        &["mvn", "mvnw", "./mvnw", "gradle", "gradlew", "./gradlew"],
+        &["-I", "--init-script", "-Dexec.executable", "-Dexec.args"],
+        "the build runs a script or program named by an option",
+    ),
+    (
+        &["cargo"],
+        &["--config", "-Z"],
+        "cargo --config / -Z changes how cargo runs",
+    ),
+    (
+        &["pip", "pip3"],
+        &[
+            "-i",
+            "--index-url",
+            "--extra-index-url",
+            "-f",
+            "--find-links",
+            "--cert",
+            "--client-cert",
+            "--proxy",
+            "--trusted-host",
+            "--config-settings",
+            "--global-option",
+            "--install-option",
+        ],
+        "pip fetches from another index or runs build options",
+    ),
+    (
+        &["npm", "pnpm", "yarn", "bun"],
+        &[
+            "--registry",
+            "--userconfig",
+            "--globalconfig",
+            "--script-shell",
+            "--node-options",
+            "--proxy",
+            "--https-proxy",
+        ],
+        "the package manager uses another registry, config or shell",
+    ),
+    (
+        &["sort"],
+        &["--compress-program"],
+        "sort --compress-program runs a program",
+    ),
+    (
+        &["kubectl", "oc", "helm"],
+        &[
+            "--kubeconfig",
+            "--server",
+            "-s",
+            "--token",
+            "--as",
+            "--as-group",
+            "--username",
+            "--password",
+            "--kube-apiserver",
+            "--kube-token",
+        ],
+        "talks to another cluster or as another user",
+    ),
+    (
+        &["terraform", "tofu"],
+        &["-plugin-dir", "-from-module"],
+        "loads providers or modules from elsewhere",
+    ),
+    (
+        &["docker", "podman"],
+        &["-H", "--host", "--config", "--context"],
+        "talks to another daemon or reads other credentials",
+    ),
+];
+
+/// Judge one command./// Judge one command.
 pub fn classify(call: &Call<'_>) -> Class {
     // `--version` / `--help` alone on a known name prints and exits;
     // `--help` anywhere among a known program's own options does too.
@@ -1249,6 +1464,28 @@ pub fn classify(call: &Call<'_>) -> Class {
             || call.own_args().contains(&Some("--help")))
     {
         return Class::ReadOnly;
+    }
+    for (tools, options, why) in EXEC_OPTIONS {
+        if tools.contains(&call.name)
+            && call.own_args().iter().flatten().any(|a| {
+                options
+                    .iter()
+                    .any(|o| option_matches(a, o) || (o.starts_with("-D") && a.starts_with(o)))
+            })
+        {
+            return Class::Review(format!("{}: {why}", call.name));
+        }
+    }
+    // `tar -cf host:/x`: a remote archive over rsh.
+    if matches!(call.name, "tar" | "gtar")
+        && call.own_args().iter().flatten().any(|a| {
+            !a.starts_with('-')
+                && a.split_once(':').is_some_and(|(host, _)| {
+                    !host.is_empty() && !host.contains('/') && !host.contains('=')
+                })
+        })
+    {
+        return review("tar reads or writes an archive on another host");
     }
     let Some(tool) = index().get(call.name) else {
         return unknown(call);
@@ -1266,12 +1503,53 @@ pub fn classify(call: &Call<'_>) -> Class {
 fn unknown(call: &Call<'_>) -> Class {
     let name = call.command.name().unwrap_or(call.name);
     if name.contains('/') && inside(call.places, name) {
+        if let Some(original) = copy_of_system_program(&call.places.cwd.join(name)) {
+            return Class::Review(format!("{name} is a copy of {original}"));
+        }
         // Project executables (`./scripts/build.sh`, `./gradlew`,
         // `./node_modules/.bin/eslint`): shell scripts among them were
         // read and analysed; anything else is the project's own program.
         return Class::Routine;
     }
     Class::Review(format!("{name} is not a program automode knows"))
+}
+
+/// Programs whose copy inside a project would run unjudged.
+const COPY_CHECKED: &[&str] = &[
+    "bash", "sh", "dash", "zsh", "ksh", "busybox", "python3", "python", "perl", "ruby", "node",
+    "php", "lua", "rm", "dd", "find", "xargs", "env", "sudo", "su", "curl", "wget", "nc", "ncat",
+    "socat", "ssh", "scp", "git", "tar", "rsync", "chmod", "chown", "cp", "mv", "tee", "sed",
+    "awk",
+];
+
+/// Is this executable a byte-for-byte copy of a system program?
+fn copy_of_system_program(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).ok()?;
+    let mut head = [0u8; 4];
+    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
+    if &head != b"\x7fELF" {
+        return None;
+    }
+    let ours = std::fs::read(path).ok();
+    for dir in ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin"] {
+        for name in COPY_CHECKED {
+            let candidate = Path::new(dir).join(name);
+            let Ok(m) = std::fs::metadata(&candidate) else {
+                continue;
+            };
+            if m.len() != meta.len() {
+                continue;
+            }
+            if ours
+                .as_deref()
+                .is_some_and(|o| std::fs::read(&candidate).is_ok_and(|c| c == o))
+            {
+                return Some(candidate.display().to_string());
+            }
+        }
+    }
+    None
 }
 
 fn shell(call: &Call<'_>) -> Class {
@@ -1294,9 +1572,272 @@ fn shell(call: &Call<'_>) -> Class {
     Class::Neutral
 }
 
+/// Options of read-only tools that run programs, write files or change
+/// the system: (tools, options, why). Long options also match by a
+/// unique prefix (`--compress-prog`), as getopt_long accepts.
+const RISKY_OPTIONS: &[(&[&str], &[&str], &str)] = &[
+    (
+        &["sort"],
+        &["--compress-program"],
+        "sort --compress-program runs a program",
+    ),
+    (
+        &["rg"],
+        &["--pre", "--pre-glob"],
+        "rg --pre runs a program on every file",
+    ),
+    (
+        &["fd", "fdfind"],
+        &["-x", "-X", "--exec", "--exec-batch"],
+        "fd -x runs a command per match",
+    ),
+    (
+        &["less", "more", "most"],
+        &[
+            "-o",
+            "-O",
+            "--log-file",
+            "--LOG-FILE",
+            "--lesskey-file",
+            "--lesskey-src",
+        ],
+        "less writes a log file or loads key bindings",
+    ),
+    (
+        &["man"],
+        &[
+            "-H",
+            "-P",
+            "-p",
+            "-B",
+            "-C",
+            "-l",
+            "--html",
+            "--pager",
+            "--preprocessor",
+            "--browser",
+            "--config-file",
+            "--local-file",
+        ],
+        "man options run a pager, browser or preprocessor",
+    ),
+    (
+        &["info"],
+        &["-o", "--output", "--dribble", "--restore", "--init-file"],
+        "info writes or replays files",
+    ),
+    (
+        &["bat", "batcat", "delta"],
+        &["--pager", "--paging"],
+        "the pager option runs a program",
+    ),
+    (
+        &["journalctl"],
+        &[
+            "--vacuum-size",
+            "--vacuum-time",
+            "--vacuum-files",
+            "--rotate",
+            "--flush",
+            "--sync",
+            "--relinquish-var",
+            "--smart-relinquish-var",
+            "--update-catalog",
+            "--setup-keys",
+        ],
+        "journalctl changes the journal",
+    ),
+    (
+        &["dmesg"],
+        &[
+            "-c",
+            "-C",
+            "-D",
+            "-E",
+            "-n",
+            "--clear",
+            "--read-clear",
+            "--console-off",
+            "--console-on",
+            "--console-level",
+        ],
+        "dmesg changes the kernel log",
+    ),
+    (
+        &["hostname"],
+        &["-F", "-b", "--file", "--boot"],
+        "hostname sets the host name",
+    ),
+    (
+        &["history"],
+        &["-c", "-d", "-a", "-n", "-r", "-w", "-p", "-s"],
+        "history changes or writes the history file",
+    ),
+    (
+        &["iconv", "shuf", "xmllint", "tree"],
+        &["-o", "--output"],
+        "the output option writes a file",
+    ),
+    (
+        &["jq", "gojq"],
+        &["-L", "--rawfile", "--slurpfile", "--from-file", "-f"],
+        "jq loads modules or files named by options",
+    ),
+    (
+        &["file"],
+        &["-C", "--compile", "-m", "--magic-file"],
+        "file compiles or loads magic files",
+    ),
+    (
+        &["locate", "mlocate", "plocate"],
+        &["-d", "--database"],
+        "locate reads another database",
+    ),
+    (
+        &["awk", "gawk", "mawk", "nawk"],
+        &[
+            "-f",
+            "-i",
+            "-E",
+            "-l",
+            "--file",
+            "--include",
+            "--exec",
+            "--load",
+        ],
+        "awk loads program files or libraries",
+    ),
+    (&["xxd"], &["-r", "--revert"], "xxd -r writes binary data"),
+    (
+        &["ncdu"],
+        &["-o", "-f"],
+        "ncdu writes or reads an export file",
+    ),
+    (
+        &["ps"],
+        &["e", "-E"],
+        "ps e shows every process's environment",
+    ),
+];
+
+/// Does `arg` give this option (exactly, joined with a value, or as a
+/// unique long-option prefix)?
+pub fn option_matches(arg: &str, option: &str) -> bool {
+    if arg == option {
+        return true;
+    }
+    if let Some(long) = option.strip_prefix("--") {
+        let Some(given) = arg.strip_prefix("--") else {
+            return false;
+        };
+        let name = given.split('=').next().unwrap_or(given);
+        // An abbreviation stops inside a word (`--use-compress-prog`); a
+        // prefix ending where the option has a dash is another option
+        // (`--build` is not `--build-and-test`).
+        return name.len() >= 3
+            && long.starts_with(name)
+            && (long.len() == name.len() || long.as_bytes()[name.len()] != b'-');
+    }
+    if option.starts_with('-') && option.len() > 2 {
+        // Single-dash long options (`-vettool=x`, `-exec`).
+        return arg.strip_prefix(option).is_some_and(|r| r.starts_with('='));
+    }
+    if option.starts_with('-') && option.len() == 2 {
+        // `-oFILE`, or the flag inside a group (`-so`).
+        return arg.starts_with(option)
+            || (arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(&option[1..]));
+    }
+    // BSD-style option letters without a dash (`ps eww`).
+    !arg.starts_with('-')
+        && arg.len() <= 6
+        && arg.chars().all(|c| c.is_ascii_alphabetic())
+        && arg.contains(option)
+}
+
 fn read_only(call: &Call<'_>) -> Class {
+    for (tools, options, why) in RISKY_OPTIONS {
+        if tools.contains(&call.name) {
+            let first_only = matches!(call.name, "ps");
+            let hit = call.own_args().iter().enumerate().any(|(i, a)| {
+                a.is_some_and(|a| options.iter().any(|o| option_matches(a, o)))
+                    && (!first_only || i == 0)
+            });
+            if hit {
+                return Class::Review(format!("{}: {why}", call.name));
+            }
+        }
+    }
     match call.name {
         "date" if call.short('s') || call.has(&["--set"]) => review("date -s sets the clock"),
+        "hostname" if call.first_operand().is_some() => review("hostname NAME sets the host name"),
+        "getent"
+            if call
+                .args
+                .iter()
+                .flatten()
+                .any(|a| matches!(*a, "shadow" | "gshadow")) =>
+        {
+            review("getent shadow prints password hashes")
+        }
+        "getent"
+            if call
+                .args
+                .iter()
+                .flatten()
+                .any(|a| matches!(*a, "hosts" | "ahosts" | "ahostsv4" | "ahostsv6"))
+                && call.args.len() > 1 =>
+        {
+            review("getent hosts NAME sends a DNS query (names can carry data)")
+        }
+        "jq" | "gojq"
+            if call
+                .args
+                .iter()
+                .flatten()
+                .any(|a| a.contains("$ENV") || a.contains("env.") || *a == "env") =>
+        {
+            review("jq reads the environment, which may hold tokens")
+        }
+        "awk" | "gawk" | "mawk" | "nawk"
+            if call.args.iter().flatten().any(|a| {
+                a.contains("getline")
+                    || a.contains("ENVIRON")
+                    || a.contains("system")
+                    || a.contains('@')
+                    || (a.contains('#') && (a.contains('|') || a.contains('>')))
+            }) =>
+        {
+            review("awk reads files, runs commands or hides code the analysis does not see")
+        }
+        // The analysis reads sed's `e` and `w`; a bracket expression with
+        // the delimiter in it can hide them, so such scripts go to review.
+        "sed" | "gsed"
+            if call.args.iter().flatten().any(|a| {
+                a.contains('[')
+                    && (a.contains("/e")
+                        || a.contains("e;")
+                        || a.contains("e}")
+                        || a.ends_with('e')
+                        || a.contains(" w ")
+                        || a.contains("/w"))
+            }) =>
+        {
+            review("sed script with a bracket expression and an e or w command")
+        }
+        "printenv"
+            if call
+                .args
+                .iter()
+                .flatten()
+                .any(|a| super::policy_secret_name(a)) =>
+        {
+            review("printenv prints a variable that looks like a secret")
+        }
+        "glow" | "mdcat" | "xmllint" | "mediainfo" | "bat" | "batcat"
+            if call.args.iter().flatten().any(|a| a.contains("://")) =>
+        {
+            Class::Review(format!("{} fetches a URL", call.name))
+        }
         "env" | "printenv" => {
             // Printing the whole environment shows tokens; a filter after
             // it (`env | grep LANG`) or a named variable does not.
@@ -1318,31 +1859,15 @@ fn read_only(call: &Call<'_>) -> Class {
             }
         }
         "sed" | "gsed" if call.short('i') || call.has(&["--in-place"]) => Class::Routine,
-        "sort" | "tee" | "tree" | "jq" | "xmllint" | "uniq" => Class::Routine,
+        "sort" | "uniq" | "xxd" => Class::Routine,
+        "tee" => Class::Routine,
+        "iconv" | "shuf" | "xmllint" | "tree" if call.has(&["-o", "--output"]) => call
+            .outputs_inside(&["-o", "--output"])
+            .unwrap_or(Class::Routine),
         "find" if call.has(&["-delete", "-fprint", "-fprintf", "-fls", "-fprint0"]) => {
             Class::Routine
         }
-        "man"
-            if call.args.iter().flatten().any(|a| {
-                a.starts_with("-H")
-                    || a.starts_with("-P")
-                    || a.starts_with("--html")
-                    || a.starts_with("--pager")
-                    || a.starts_with("-p")
-                    || a.starts_with("--preprocessor")
-                    || a.starts_with("-B")
-                    || a.starts_with("--browser")
-            }) =>
-        {
-            review("man with a pager, browser or preprocessor option runs that program")
-        }
-        "less" | "more"
-            if call
-                .args
-                .iter()
-                .flatten()
-                .any(|a| a.starts_with('+') || a.starts_with("--lesskey")) =>
-        {
+        "less" | "more" if call.args.iter().flatten().any(|a| a.starts_with('+')) => {
             review("less commands can run programs")
         }
         _ => Class::ReadOnly,
@@ -1350,8 +1875,69 @@ fn read_only(call: &Call<'_>) -> Class {
 }
 
 fn archiver(call: &Call<'_>) -> Class {
-    call.outputs_inside(&["-d", "-o", "--output", "-O"])
-        .unwrap_or(Class::Routine)
+    if let Some(c) = call.outputs_inside(&["-d", "-o", "--output", "-O"]) {
+        return c;
+    }
+    // Compressors replace their operands in place (unless writing to
+    // stdout or keeping them); zip and 7z write the archive named first.
+    let in_place = matches!(
+        call.name,
+        "gzip"
+            | "gunzip"
+            | "bzip2"
+            | "bunzip2"
+            | "xz"
+            | "unxz"
+            | "zstd"
+            | "unzstd"
+            | "lz4"
+            | "pigz"
+            | "brotli"
+    ) && !call.has(&[
+        "-c",
+        "--stdout",
+        "--to-stdout",
+        "-k",
+        "--keep",
+        "-t",
+        "--test",
+        "-l",
+        "--list",
+    ]) && !call.short('c')
+        && !call.short('k');
+    let writes_first = matches!(call.name, "zip" | "7z" | "7za");
+    for (n, a) in call
+        .own_args()
+        .iter()
+        .flatten()
+        .filter(|a| !a.starts_with('-'))
+        .enumerate()
+    {
+        if (in_place || (writes_first && n == usize::from(call.name != "zip")))
+            && !inside(call.places, a)
+        {
+            return Class::Review(format!(
+                "{} changes {a}, outside the working directory",
+                call.name
+            ));
+        }
+        let decompress = matches!(call.name, "gunzip" | "bunzip2" | "unxz" | "unzstd")
+            || call.has(&["-d", "--decompress"])
+            || call.short('d');
+        if in_place && !decompress {
+            let path = crate::shell::paths::resolve(&call.places.cwd, a).0;
+            if path.exists() && call.places.artifact(&path).is_none() {
+                return Class::Review(format!("{} replaces {a} with a compressed file", call.name));
+            }
+        }
+    }
+    if call.any_dynamic() && (in_place || writes_first) {
+        return Class::Review(format!(
+            "{} with operands only known at run time",
+            call.name
+        ));
+    }
+    Class::Routine
 }
 
 fn patch(call: &Call<'_>) -> Class {
@@ -1399,6 +1985,7 @@ fn cargo(call: &Call<'_>) -> Class {
         "install" | "uninstall" => {
             review("cargo install writes outside the project (~/.cargo/bin)")
         }
+        "watch" | "script" => review("cargo watch runs shell commands from its options"),
         "publish" | "yank" | "login" | "logout" | "owner" => {
             review("cargo publishes or changes registry state")
         }
@@ -1407,8 +1994,8 @@ fn cargo(call: &Call<'_>) -> Class {
         | "metadata" | "fetch" | "generate-lockfile" | "new" | "init" | "vendor" | "fix"
         | "nextest" | "llvm-cov" | "tarpaulin" | "expand" | "search" | "version"
         | "verify-project" | "locate-project" | "pkgid" | "package" | "rustc" | "rustdoc"
-        | "audit" | "deny" | "outdated" | "machete" | "udeps" | "hack" | "insta" | "watch"
-        | "make" | "about" | "binstall_check" | "msrv" | "semver-checks" | "mutants" | "fuzz"
+        | "audit" | "deny" | "outdated" | "machete" | "udeps" | "hack" | "insta" | "make"
+        | "about" | "binstall_check" | "msrv" | "semver-checks" | "mutants" | "fuzz"
         | "criterion" | "help" | "info" | "report" | "sort" => Class::Routine,
         other => Class::Review(format!(
             "cargo {other} is not a cargo command automode knows"
@@ -1417,12 +2004,37 @@ fn cargo(call: &Call<'_>) -> Class {
 }
 
 fn compiler(call: &Call<'_>) -> Class {
-    call.outputs_inside(&["-o", "--out-dir", "-d", "--output", "--outdir", "--out"])
-        .unwrap_or(Class::Routine)
+    if let Some(out) = call.own_args().iter().flatten().find_map(|a| {
+        a.split_once('=')
+            .filter(|(k, _)| k.starts_with("--") && k.ends_with("_out"))
+            .map(|(_, v)| v)
+    }) && !inside(call.places, out)
+    {
+        return Class::Review(format!(
+            "{} writes into {out}, outside the working directory",
+            call.name
+        ));
+    }
+    call.outputs_inside(&[
+        "-o",
+        "--out-dir",
+        "-d",
+        "--output",
+        "--outdir",
+        "--out",
+        "-MF",
+        "-MJ",
+        "--dependency-file",
+    ])
+    .unwrap_or(Class::Routine)
 }
 
 fn node_pm(call: &Call<'_>) -> Class {
-    if call.has(&["-g", "--global", "--location=global"]) {
+    let global_location = call
+        .args
+        .windows(2)
+        .any(|w| w[0] == Some("--location") && w[1] == Some("global"));
+    if call.has(&["-g", "--global", "--location=global"]) || global_location {
         return Class::Review(format!("{} -g installs outside the project", call.name));
     }
     if let Some(c) = call.outputs_inside(&[
@@ -1446,6 +2058,12 @@ fn node_pm(call: &Call<'_>) -> Class {
     match (call.name, sub) {
         (_, "exec" | "x" | "dlx" | "create" | "init") if sub != "init" || ops.len() > 1 => {
             Class::Review(format!("{} {sub} downloads and runs a package", call.name))
+        }
+        (_, "explore" | "node" | "global" | "shell" | "edit" | "rebuild" | "patch-commit") => {
+            Class::Review(format!(
+                "{} {sub} runs commands or changes packages outside the project",
+                call.name
+            ))
         }
         (
             _,
@@ -1541,10 +2159,15 @@ const PYTHON_MODULES: &[(&str, Judge, &str)] = &[
     ("py_compile", Judge::Routine, "compiles files"),
     (
         "timeit",
-        Judge::ReadOnly,
-        "times a snippet given on the command line",
+        Judge::Review,
+        "runs the Python code given on the command line",
     ),
     ("tokenize", Judge::ReadOnly, "prints tokens"),
+    ("cProfile", Judge::Review, "runs a program"),
+    ("pdb", Judge::Review, "runs a program under the debugger"),
+    ("trace", Judge::Review, "runs a program"),
+    ("runpy", Judge::Review, "runs a module"),
+    ("code", Judge::Review, "runs an interactive interpreter"),
     ("pydoc", Judge::ReadOnly, "prints documentation"),
     ("site", Judge::ReadOnly, "prints paths"),
     ("sysconfig", Judge::ReadOnly, "prints configuration"),
@@ -1579,6 +2202,23 @@ fn python(call: &Call<'_>) -> Class {
                 if module == "pip" {
                     return pip_args(call, i + 2);
                 }
+                if module == "json.tool"
+                    && let Some(out) = call
+                        .args
+                        .iter()
+                        .skip(i + 2)
+                        .flatten()
+                        .filter(|a| !a.starts_with('-'))
+                        .nth(1)
+                {
+                    return if inside(call.places, out) {
+                        Class::Routine
+                    } else {
+                        Class::Review(format!(
+                            "python -m json.tool writes {out}, outside the working directory"
+                        ))
+                    };
+                }
                 return match PYTHON_MODULES.iter().find(|(m, ..)| *m == module) {
                     Some((_, Judge::ReadOnly, _)) => Class::ReadOnly,
                     Some((_, Judge::Routine, _)) => Class::Routine,
@@ -1592,6 +2232,8 @@ fn python(call: &Call<'_>) -> Class {
             "-c" => return Class::Neutral,
             "-" => return Class::Neutral,
             "-V" | "--version" | "-h" | "--help" => return Class::ReadOnly,
+            // Options that take a value.
+            "-W" | "-X" | "--check-hash-based-pycs" => i += 2,
             _ if a.starts_with('-') => i += 1,
             file => return program_file(call, file, "python"),
         }
@@ -1668,9 +2310,13 @@ fn interpreter(call: &Call<'_>) -> Class {
             program_file(call, file, call.name)
         }
         // Options first (`perl -e`, `ruby -e`): inline code is judged by
-        // its finding; anything else the classifier sees.
+        // its finding, for the languages the analysis reads; anything else
+        // the classifier sees.
         _ if call.args.is_empty() => Class::Neutral,
-        _ if call
+        _ if matches!(
+            call.name,
+            "perl" | "ruby" | "php" | "lua" | "luajit" | "Rscript"
+        ) && call
             .args
             .iter()
             .flatten()
@@ -1708,6 +2354,14 @@ fn go(call: &Call<'_>) -> Class {
         return c;
     }
     match call.first_operand().unwrap_or("") {
+        _ if call
+            .own_args()
+            .iter()
+            .flatten()
+            .any(|a| a.contains("extld") || a.contains("-toolexec") || a.contains("-exec")) =>
+        {
+            review("go runs a program named in its flags")
+        }
         "install" => review("go install writes outside the project (GOBIN)"),
         "env" if call.has(&["-w", "-u"]) => review("go env -w changes user-wide settings"),
         "env" | "version" | "list" | "doc" | "help" => Class::ReadOnly,
@@ -1729,6 +2383,30 @@ fn make(call: &Call<'_>) -> Class {
     }
     if let Some(c) = call.outputs_inside(&["-C", "--directory", "-f", "--file", "--makefile"]) {
         return c;
+    }
+    // Command-line variables can run code (`X:=$(shell …)`) or replace
+    // the shell make runs recipes with.
+    if let Some(v) = call.own_args().iter().flatten().find(|a| {
+        a.contains('=')
+            && !a.starts_with('-')
+            && (a.contains("$(") || a.contains("${") || a.contains('`') || {
+                let name = a.split(['=', ':', '+', '?']).next().unwrap_or("");
+                matches!(
+                    name,
+                    "SHELL"
+                        | ".SHELLFLAGS"
+                        | "MAKEFLAGS"
+                        | "MAKEFILES"
+                        | "MAKE"
+                        | "CC"
+                        | "CXX"
+                        | "LD"
+                        | "AR"
+                        | "AS"
+                )
+            })
+    }) {
+        return Class::Review(format!("make {v} sets a variable that runs code"));
     }
     let targets: Vec<&str> = call
         .args
@@ -1778,6 +2456,17 @@ fn jvm_and_co(call: &Call<'_>) -> Class {
     }) {
         return Class::Review(format!("{} {t} publishes", call.name));
     }
+    if let Some(t) = ops.iter().find(|t| {
+        matches!(**t, "exec" | "eval" | "shell" | "console" | "repl")
+            || t.starts_with("exec:")
+            || t.starts_with("antrun:")
+            || t.starts_with("groovy:")
+    }) {
+        return Class::Review(format!(
+            "{} {t} runs a program or code automode does not see",
+            call.name
+        ));
+    }
     if call.name == "composer" && ops.first() == Some(&"global") {
         return review("composer global installs outside the project");
     }
@@ -1804,6 +2493,16 @@ fn bundle(call: &Call<'_>) -> Class {
             }
         }
         // `bundle exec X`: the analysis does not see X as a command.
+        "exec"
+            if !call.args.iter().flatten().any(|a| {
+                matches!(
+                    *a,
+                    "rspec" | "rake" | "rails" | "rubocop" | "standardrb" | "jekyll"
+                )
+            }) =>
+        {
+            review("bundle exec runs a program automode does not judge")
+        }
         "exec" => match call
             .args
             .iter()
@@ -1826,6 +2525,23 @@ fn bundle(call: &Call<'_>) -> Class {
 }
 
 fn rails_like(call: &Call<'_>) -> Class {
+    if call.args.iter().flatten().any(|a| {
+        matches!(
+            *a,
+            "-e" | "--execute"
+                | "-p"
+                | "--execute-print"
+                | "-E"
+                | "--execute-continue"
+                | "runner"
+                | "console"
+                | "dbconsole"
+                | "-r"
+                | "--require"
+        ) || a.starts_with("--execute")
+    }) {
+        return review("runs inline Ruby or a console");
+    }
     if call.args.iter().flatten().any(|a| {
         a.starts_with("db:drop")
             || a.starts_with("db:reset")
@@ -1931,6 +2647,14 @@ fn run_inner(call: &Call<'_>, sub: &str) -> Class {
         command: call.command,
         piped: call.piped,
     };
+    // The analysis does not see the inner program's arguments as a
+    // command: only test runners, linters and formatters are judged here.
+    if !RUN_INNER_PROGRAMS.contains(&inner.name) {
+        return Class::Review(format!(
+            "{} {sub} {program}: automode does not follow this program here",
+            call.name
+        ));
+    }
     match classify(&inner) {
         Class::Neutral => Class::Review(format!(
             "{} {sub} {program}: a shell or wrapper automode does not follow here",
@@ -1939,6 +2663,28 @@ fn run_inner(call: &Call<'_>, sub: &str) -> Class {
         other => other,
     }
 }
+
+/// Programs `uv run`, `poetry run` … may run without review.
+const RUN_INNER_PROGRAMS: &[&str] = &[
+    "pytest",
+    "py.test",
+    "black",
+    "ruff",
+    "isort",
+    "flake8",
+    "pylint",
+    "mypy",
+    "pyright",
+    "coverage",
+    "tox",
+    "nox",
+    "sphinx-build",
+    "mkdocs",
+    "pre-commit",
+    "python",
+    "python3",
+    "maturin",
+];
 
 fn dev_tool(call: &Call<'_>) -> Class {
     // Formatters and fixers rewrite their operands: they must be inside.
@@ -2024,7 +2770,16 @@ fn containers(call: &Call<'_>) -> Class {
         }
         "ps" | "images" | "version" | "info" | "inspect" | "logs" | "history" | "top" | "port"
         | "stats" | "diff" | "search" => Class::ReadOnly,
-        "build" | "buildx" if !call.has(&["--push", "--output", "-o"]) => Class::Routine,
+        "build" | "buildx"
+            if !call.has(&["--push", "--output", "-o", "--secret", "--ssh"])
+                && !call
+                    .args
+                    .iter()
+                    .flatten()
+                    .any(|a| a.contains("://") || a.starts_with("git@")) =>
+        {
+            Class::Routine
+        }
         "compose" => compose_sub(call, ops.get(1).copied().unwrap_or("")),
         _ => Class::Review(format!(
             "{} {sub} changes containers, images or volumes",
@@ -2075,6 +2830,9 @@ fn kubectl(call: &Call<'_>) -> Class {
             | "top" | "cluster-info" | "diff" | "auth",
             _,
         ) => Class::ReadOnly,
+        ("config", "view") if call.has(&["--raw", "--flatten"]) => {
+            review("kubectl config view --raw prints cluster credentials")
+        }
         ("config", "view" | "get-contexts" | "current-context" | "get-clusters" | "get-users") => {
             Class::ReadOnly
         }
@@ -2107,12 +2865,28 @@ fn helm(call: &Call<'_>) -> Class {
 
 fn terraform(call: &Call<'_>) -> Class {
     match call.first_operand().unwrap_or("") {
-        "plan" | "validate" | "show" | "version" | "providers" | "output" | "graph" | "console"
-        | "fmt" | "init" | "get" | "test" | "modules" | "metadata" => {
-            if call.first_operand() == Some("init") && call.has(&["-upgrade"]) {
-                return Class::Routine;
+        "output" | "console" => Class::Review(format!(
+            "terraform {} prints values that are often secrets",
+            call.first_operand().unwrap_or("")
+        )),
+        "plan" | "validate" | "show" | "version" | "providers" | "graph" | "fmt" | "init"
+        | "get" | "test" | "modules" | "metadata" => {
+            let out: Vec<String> = call
+                .own_args()
+                .iter()
+                .flatten()
+                .filter_map(|a| a.strip_prefix("-out=").map(str::to_string))
+                .chain(call.option_values("-out"))
+                .collect();
+            match out.iter().find(|o| !inside(call.places, o)) {
+                Some(o) => Class::Review(format!(
+                    "terraform writes {o}, outside the working directory"
+                )),
+                None => Class::Routine,
             }
-            Class::Routine
+        }
+        "state" if call.args.iter().flatten().any(|a| *a == "pull") => {
+            review("terraform state pull prints the state, which holds secrets")
         }
         "state"
             if matches!(
@@ -2131,65 +2905,134 @@ fn terraform(call: &Call<'_>) -> Class {
     }
 }
 
-/// Is this URL on the loopback interface?
+/// Is this URL an http(s) URL on the loopback interface?
 fn loopback(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-    let host = if let Some(h) = host.strip_prefix('[') {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return false;
+    };
+    if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
+        return false;
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return false;
+    }
+    let host = if let Some(h) = authority.strip_prefix('[') {
         h.split(']').next().unwrap_or("")
     } else {
-        host.split(':').next().unwrap_or("")
+        authority.split(':').next().unwrap_or("")
     };
-    host == "localhost"
-        || host.ends_with(".localhost")
-        || host.starts_with("127.")
-        || host == "::1"
-        || host == "0.0.0.0"
+    let ipv4_loopback = {
+        let octets: Vec<&str> = host.split('.').collect();
+        octets.len() == 4
+            && octets[0] == "127"
+            && octets
+                .iter()
+                .all(|o| !o.is_empty() && o.len() <= 3 && o.bytes().all(|b| b.is_ascii_digit()))
+    };
+    host.eq_ignore_ascii_case("localhost") || host == "::1" || ipv4_loopback
 }
 
+/// curl/wget options that only shape how a loopback GET is made or shown.
+const FETCH_SAFE_OPTIONS: &[&str] = &[
+    "-s",
+    "-S",
+    "-f",
+    "-i",
+    "-I",
+    "-v",
+    "-q",
+    "-sS",
+    "-fsS",
+    "-fs",
+    "-sf",
+    "-Ss",
+    "-sSf",
+    "-si",
+    "--silent",
+    "--show-error",
+    "--fail",
+    "--fail-with-body",
+    "--include",
+    "--head",
+    "--verbose",
+    "--compressed",
+    "--no-progress-meter",
+    "--quiet",
+    "-O-",
+    "-qO-",
+    "-qO",
+    "-O",
+    "-o",
+    "--output",
+    "-w",
+    "--write-out",
+    "-m",
+    "--max-time",
+    "--connect-timeout",
+    "-H",
+    "--header",
+    "-X",
+    "--request",
+    "--retry",
+];
+
 fn fetch(call: &Call<'_>) -> Class {
-    let urls: Vec<&str> = call
-        .args
-        .iter()
-        .flatten()
-        .filter(|a| !a.starts_with('-'))
-        .copied()
-        .collect();
-    let sends = call.has(&[
-        "-d",
-        "--data",
-        "--data-raw",
-        "--data-binary",
-        "--data-urlencode",
-        "--json",
-        "-F",
-        "--form",
-        "-T",
-        "--upload-file",
-        "--post-file",
-        "--post-data",
-        "--body-file",
-        "--body-data",
-        "-K",
-        "--config",
-        "-X",
-        "--request",
-        "--method",
-    ]) || call
-        .args
-        .iter()
-        .flatten()
-        .any(|a| a.starts_with("-d") && a.len() > 2 && !a.starts_with("--"));
-    if !call.any_dynamic()
-        && !urls.is_empty()
-        && urls
-            .iter()
-            .all(|u| loopback(u) || !u.contains('.') && !u.contains(':'))
-        && urls.iter().any(|u| loopback(u))
-        && !sends
-    {
-        return Class::ReadOnly;
+    if call.any_dynamic() {
+        return Class::Review(format!(
+            "{} with arguments only known at run time",
+            call.name
+        ));
+    }
+    let mut urls = Vec::new();
+    let mut i = 0;
+    while let Some(a) = call.lit(i) {
+        if a.starts_with('-') && a.len() > 1 {
+            let (name, inline_value) = match a.split_once('=') {
+                Some((n, _)) if n.starts_with("--") => (n, true),
+                _ => (a, false),
+            };
+            if !FETCH_SAFE_OPTIONS.contains(&name) {
+                return Class::Review(format!(
+                    "{} {a}: transfers data over the network",
+                    call.name
+                ));
+            }
+            let takes_value = matches!(
+                name,
+                "-o" | "--output"
+                    | "-O"
+                    | "-qO"
+                    | "-w"
+                    | "--write-out"
+                    | "-m"
+                    | "--max-time"
+                    | "--connect-timeout"
+                    | "-H"
+                    | "--header"
+                    | "-X"
+                    | "--request"
+                    | "--retry"
+            );
+            if matches!(name, "-X" | "--request")
+                && !call.lit(i + 1).is_some_and(|m| {
+                    m.eq_ignore_ascii_case("GET") || m.eq_ignore_ascii_case("HEAD")
+                })
+            {
+                return Class::Review(format!("{} sends a request that is not GET", call.name));
+            }
+            if takes_value && !inline_value {
+                i += 1;
+            }
+        } else {
+            urls.push(a);
+        }
+        i += 1;
+    }
+    if !urls.is_empty() && urls.iter().all(|u| loopback(u)) {
+        return call
+            .outputs_inside(&["-o", "--output", "-O"])
+            .unwrap_or(Class::ReadOnly);
     }
     Class::Review(format!("{} transfers data over the network", call.name))
 }

@@ -165,11 +165,20 @@ impl Run {
 /// Run to completion (with a hang guard) and time it.
 pub fn run(cmd: &mut Command) -> Run {
     let start = Instant::now();
-    let child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    // A binary copied by another test thread can be briefly busy
+    // (ETXTBSY: a concurrent fork still holds the writer's descriptor).
+    let mut tries = 0;
+    let child = loop {
+        match cmd.spawn() {
+            Ok(c) => break c,
+            Err(e) if e.raw_os_error() == Some(26) && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => panic!("spawn: {e}"),
+        }
+    };
     let out = wait_with_guard(child, Duration::from_secs(60));
     Run {
         out,
