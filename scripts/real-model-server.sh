@@ -3,7 +3,7 @@
 # for automode's opt-in real-model tests. Only needs PyPI access. See scripts/real-model/README.md.
 #
 #   scripts/real-model-server.sh start  [--port N|auto] [--ctx N] [--threads N] [--threads-batch N]
-#                                       [--tools-template] [--wait SECONDS]
+#                                       [--tools-template] [--wait SECONDS] [--parallel N]
 #   scripts/real-model-server.sh stop   [--port N]
 #   scripts/real-model-server.sh status [--port N]
 #   scripts/real-model-server.sh setup             # venv + model only, no server
@@ -21,7 +21,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SERVE_PY="$HERE/real-model/serve.py"
 
 cmd="${1:-}"; shift || true
-PORT=8089; CTX=8192; THREADS=1; THREADS_BATCH=""; WAIT=120; TEMPLATE=""
+PORT=8089; CTX=8192; THREADS=1; THREADS_BATCH=""; WAIT=120; TEMPLATE=""; PARALLEL=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --port) PORT="$2"; shift 2;;
@@ -29,6 +29,7 @@ while [ $# -gt 0 ]; do
     --threads) THREADS="$2"; shift 2;;
     --threads-batch) THREADS_BATCH="$2"; shift 2;;
     --wait) WAIT="$2"; shift 2;;
+    --parallel) PARALLEL="$2"; shift 2;;
     # SmolLM2's own template ignores `tools`; this ChatML+<tools> template renders them (same bytes without tools)
     --tools-template) TEMPLATE="$HERE/real-model/chatml-tools.jinja"; shift;;
     *) echo "unknown argument: $1" >&2; exit 2;;
@@ -87,6 +88,7 @@ case "$cmd" in
       args=(--model "$CACHE/models/$GGUF_NAME" --port "$PORT" --ctx "$CTX" --threads "$THREADS")
       [ -n "$THREADS_BATCH" ] && args+=(--threads-batch "$THREADS_BATCH")
       [ -n "$TEMPLATE" ] && args+=(--chat-template-file "$TEMPLATE")
+      [ "$PARALLEL" != 1 ] && args+=(--parallel "$PARALLEL")
       : > "$LOG"
       setsid "$CACHE/venv/bin/python" "$SERVE_PY" "${args[@]}" </dev/null >>"$LOG" 2>&1 &
       echo $! > "$PIDFILE"

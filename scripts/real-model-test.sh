@@ -16,6 +16,10 @@ if [ "${AUTOMODE_REAL_MODEL:-}" != 1 ]; then
   echo "real-model test skipped (set AUTOMODE_REAL_MODEL=1)"; exit 0
 fi
 cargo build --release --locked --quiet
-URL="$(scripts/real-model-server.sh start --port auto --tools-template --wait 180)"
+# Two slots: the fast and the detailed stage each keep their own prompt
+# cache (their prompts differ right after the system message, where the
+# template renders the tools), one thread.
+URL="$(scripts/real-model-server.sh start --port auto --tools-template --parallel 2 --ctx 16384 --wait 180)"
 trap 'scripts/real-model-server.sh stop --port "${URL##*:}" >/dev/null 2>&1 || true' EXIT
-exec python3 scripts/real-model/classify_test.py --url "$URL" --bin target/release/automode "$@"
+# Not exec: the EXIT trap must stop the server.
+python3 scripts/real-model/classify_test.py --url "$URL" --bin target/release/automode "$@"

@@ -136,6 +136,29 @@ def make_fixture(root):
     return home, project
 
 
+def sq(s):
+    """POSIX single quotes, as the harnesses write them."""
+    return "'" + s.replace("'", "'\"'\"'") + "'"
+
+
+def wrap(kind, cmd, home, binary):
+    """The command inside a harness's wrapper template."""
+    if kind == "claude":
+        snap = f"{home}/.claude/shell-snapshots/snapshot-bash-1796020793318-z5n0dk.sh"
+        return (f"source {snap} 2>/dev/null || true && \\builtin shopt -u extglob 2>/dev/null || true && "
+                "{ \\builtin unalias -- 'which'; \\builtin unset -f -- 'which'; } >/dev/null 2>&1 || true && "
+                f"eval {sq(cmd)} < /dev/null && pwd -P >| /tmp/claude-6743-cwd")
+    if kind == "codex":
+        return ('__CODEX_SNAPSHOT_OVERRIDE_SET_0="${CODEX_THREAD_ID+x}"\n'
+                '__CODEX_SNAPSHOT_OVERRIDE_0="${CODEX_THREAD_ID-}"\n\n'
+                f"if . '{home}/.codex/shell_snapshots/01a22b2e-b910-7773-8c69-92ebca890336.1796020812060642574.sh' >/dev/null 2>&1; then :; fi\n\n"
+                f"exec '{os.path.realpath(binary)}' -c {sq(cmd)}")
+    if kind == "gemini":
+        return ("shopt -u promptvars nullglob extglob nocaseglob dotglob; _bgpids_file=/tmp/gemini-shell-8ODVnC/bgpids.tmp\n"
+                "(\n  trap 'jobs -p > \"$_bgpids_file\"' EXIT\n" + cmd.strip() + "\n)\n__code=$?\nexit $__code")
+    return cmd
+
+
 def check(binary, env, cwd, cmd):
     proc = subprocess.run(
         [binary, "check", "--json", "--cwd", cwd, cmd],
@@ -152,6 +175,8 @@ def main():
     ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "corpus", "decisions.jsonl"))
     ap.add_argument("--show-misses", action="store_true")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--compare-wrappers", action="store_true",
+                    help="also judge every case inside Claude Code's, Codex's and Gemini CLI's wrappers and report differences")
     args = ap.parse_args()
 
     cases = [json.loads(l) for l in open(args.corpus) if l.strip()]
@@ -166,6 +191,14 @@ def main():
         }
         with ThreadPoolExecutor(max_workers=4) as pool:
             results = list(pool.map(lambda c: check(args.bin, env, project, c["cmd"]), cases))
+            if args.compare_wrappers:
+                for kind in ("claude", "codex", "gemini"):
+                    wrapped = list(pool.map(lambda c: check(args.bin, env, project, wrap(kind, c["cmd"], home, args.bin)), cases))
+                    diffs = [(c, r, w) for c, r, w in zip(cases, results, wrapped) if r["decision"] != w["decision"]]
+                    recognised = sum(1 for w in wrapped if w.get("wrapper"))
+                    print(f"{kind}: {len(cases) - len(diffs)}/{len(cases)} same decision raw and wrapped; wrapper recognised {recognised}/{len(cases)}")
+                    for c, r, w in diffs[:20]:
+                        print(f"  DIFF {c['id']}: raw {r['decision']} ({r.get('rule')}), wrapped {w['decision']} ({w.get('rule')}): {c['cmd']!r}")
 
     mapped = {"allow": "allow", "deny": "deny", "classify": "review", "ask": "review"}
     must_total = must_ok = strict_ok = 0

@@ -16,7 +16,7 @@ use crate::limits::{self, LimitSource, Limits, Request, Requests};
 use crate::policy::places::Places;
 use crate::policy::{self, Decision, Verdict};
 use crate::state::{self, Store};
-use crate::{admin, classifier, nested, realshell, report, script, session, shell};
+use crate::{admin, classifier, harness, nested, realshell, report, script, session, shell};
 
 /// Consecutive classifier failures after which the verdict becomes `ask`
 /// (the first two block).
@@ -132,17 +132,20 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
         ShellKind::Sh => shell::Dialect::Posix,
     };
     let trust_env = !inv.options.login;
+    let original = String::from_utf8_lossy(&script_text).into_owned();
+    // A harness wrapper: judge the agent's command inside it (the wrapper
+    // itself runs unchanged).
+    let (text, wrapped, internal) = prepare(ctx, &env, &original, inv.options.login);
     let request = analysis_request(
         ctx,
-        &script_text,
+        text.as_bytes(),
         max_bytes,
         cwd.clone(),
         positional,
         trust_env,
         dialect,
     );
-    let text = String::from_utf8_lossy(&script_text);
-    let verdict = if inv.options.noexec() {
+    let mut verdict = if inv.options.noexec() {
         // `bash -n`: bash parses and runs nothing.
         Verdict::new(
             Decision::Allow,
@@ -150,6 +153,14 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
             "noexec",
             "built-in",
             "bash -n only parses the script; nothing runs",
+        )
+    } else if let Some(kind) = internal {
+        Verdict::new(
+            Decision::Allow,
+            policy::Tier::Harness,
+            kind,
+            "built-in",
+            "the harness's own setup call: top level, its parent process is the harness binary, and it has the builder's shape",
         )
     } else {
         let analysis = shell::analyze(request);
@@ -162,6 +173,18 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
             local
         }
     };
+    if let Some(w) = &wrapped {
+        verdict.trace.insert(
+            0,
+            policy::Step {
+                tier: policy::Tier::Harness,
+                outcome: format!(
+                    "{} wrapper ({}): judging the agent's command inside it",
+                    w.harness, w.template
+                ),
+            },
+        );
+    }
     let decision_time = decided_at.elapsed();
     let decided = Decided {
         verdict,
@@ -269,9 +292,10 @@ impl PolicyEnv {
             inline: ctx.var_str("AUTOMODE_SETTINGS_JSON"),
         })?;
         let state_dir = state::state_dir(home.as_deref(), ctx.var_str("XDG_STATE_HOME"));
-        let store = state_dir
-            .clone()
-            .map(|d| Store::new(d, session::id(ctx.var_str("AUTOMODE_SESSION"))));
+        let store = state_dir.clone().map(|d| {
+            let var = |k: &str| ctx.var_str(k).map(str::to_string);
+            Store::new(d, session::id(ctx.var_str("AUTOMODE_SESSION"), &var))
+        });
         let session_switch = match (&store, with_session) {
             (Some(s), true) => s.read().enabled,
             _ => None,
@@ -785,16 +809,6 @@ fn check_command(
             .map(|a| a.to_string_lossy().into_owned())
             .collect(),
     };
-    let request = analysis_request(
-        ctx,
-        script.as_bytes(),
-        shell::MAX_COMMAND_BYTES,
-        cwd.clone(),
-        positional,
-        true,
-        shell::Dialect::Bash,
-    );
-    let analysis = shell::analyze(request);
     let env = match PolicyEnv::load(ctx, &cwd, false) {
         Ok(env) => env,
         Err(e) => {
@@ -802,8 +816,31 @@ fn check_command(
             return Exit::Blocked;
         }
     };
-    let text = script.to_string_lossy();
+    let original = script.to_string_lossy().into_owned();
+    let (text, wrapped, _) = prepare(ctx, &env, &original, false);
+    let request = analysis_request(
+        ctx,
+        text.as_bytes(),
+        shell::MAX_COMMAND_BYTES,
+        cwd.clone(),
+        positional,
+        true,
+        shell::Dialect::Bash,
+    );
+    let analysis = shell::analyze(request);
     let mut verdict = env.decide(ctx, &analysis, &text);
+    if let Some(w) = &wrapped {
+        verdict.trace.insert(
+            0,
+            policy::Step {
+                tier: policy::Tier::Harness,
+                outcome: format!(
+                    "{} wrapper ({}): judging the agent's command inside it",
+                    w.harness, w.template
+                ),
+            },
+        );
+    }
     let mut note = None;
     if classify && verdict.decision == Decision::Classify {
         let (v, n) = env.classify(ctx, &analysis, &text, &cwd, verdict);
@@ -816,6 +853,12 @@ fn check_command(
                 .unwrap_or_default();
         if let (Some(obj), Some(n)) = (value.as_object_mut(), &note) {
             obj.insert("classifier".into(), n.to_json());
+        }
+        if let (Some(obj), Some(w)) = (value.as_object_mut(), &wrapped) {
+            obj.insert(
+                "wrapper".into(),
+                serde_json::json!({"harness": w.harness, "template": w.template, "payload": w.payload, "extra": w.extra, "snapshot": w.snapshot}),
+            );
         }
         println!("{value}");
     } else {
@@ -888,4 +931,87 @@ fn resolve_program(ctx: &Context, program: &OsStr) -> Option<PathBuf> {
             use std::os::unix::fs::PermissionsExt;
             std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         })
+}
+
+/// Where the harnesses keep their state, and the names of this shim.
+fn harness_places(ctx: &Context, env: &PolicyEnv) -> harness::Places {
+    let home = env.places.home.clone();
+    let claude_dir = ctx
+        .var_str("CLAUDE_CONFIG_DIR")
+        .filter(|d| d.starts_with('/'))
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".claude")));
+    let codex_home = env
+        .places
+        .codex_home
+        .clone()
+        .or_else(|| home.as_ref().map(|h| h.join(".codex")));
+    let mut shims = Vec::new();
+    let argv0 = Path::new(&ctx.argv0);
+    if argv0.is_absolute() {
+        shims.push(argv0.to_path_buf());
+    }
+    if let Some(exe) = &env.places.automode_exe {
+        shims.push(exe.clone());
+    }
+    if let Some(dir) = &env.places.automode_shims {
+        shims.push(dir.join("bash"));
+        shims.push(dir.join("sh"));
+    }
+    // pi's configured prefix, only when pi is the caller.
+    let pi_prefix = ctx.var_str("PI_CODING_AGENT").and_then(|_| {
+        let settings = home.as_ref()?.join(".pi/agent/settings.json");
+        let text = std::fs::read_to_string(settings).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        v["shellCommandPrefix"].as_str().map(str::to_string)
+    });
+    harness::Places {
+        home,
+        claude_dir,
+        codex_home,
+        shims,
+        pi_prefix,
+        tmpdir: ctx
+            .var_str("TMPDIR")
+            .filter(|t| t.starts_with('/'))
+            .map(PathBuf::from),
+    }
+}
+
+/// The harness binary that is this process's parent, if any.
+fn parent_harness(ctx: &Context) -> Option<&'static str> {
+    let ppid = nix::unistd::getppid().as_raw();
+    let exe = std::fs::read_link(format!("/proc/{ppid}/exe")).ok()?;
+    harness::builders::harness_of(&exe, ctx.var_str("CLAUDE_CODE_EXECPATH"))
+}
+
+/// What to judge: a harness's own setup call (allowed by shape and
+/// parent), the agent's command inside a recognised wrapper (aliases from
+/// the snapshot resolved), or the script itself.
+fn prepare(
+    ctx: &Context,
+    env: &PolicyEnv,
+    original: &str,
+    login: bool,
+) -> (String, Option<harness::Wrapped>, Option<&'static str>) {
+    let hplaces = harness_places(ctx, env);
+    let internal = harness::builders::internal_call(original, login, parent_harness(ctx), &hplaces);
+    if internal.is_some() {
+        return (original.to_string(), None, internal);
+    }
+    let Some(w) = harness::recognize(original, &hplaces) else {
+        return (original.to_string(), None, None);
+    };
+    let text = match (&w.snapshot, w.harness) {
+        (Some(snap), "claude-code") => match harness::snapshot::read(snap) {
+            Some(s) => harness::aliases::resolve(&w.judged(), &s),
+            // No snapshot: `source … || true` fails quietly, nothing is
+            // defined.
+            None if !snap.exists() => w.judged(),
+            // Unreadable snapshot: the names it might define are unknown.
+            None => format!("{}\n{}", harness::aliases::UNKNOWN_BODY, w.judged()),
+        },
+        _ => w.judged(),
+    };
+    (text, Some(w), None)
 }

@@ -12,6 +12,7 @@ pub mod config;
 pub mod context;
 pub mod exec;
 pub mod exit;
+pub mod harness;
 pub mod invocation;
 pub mod limits;
 pub mod nested;

@@ -7,11 +7,20 @@ use std::path::Path;
 use crate::nested::proc_stat;
 
 /// The session id: `AUTOMODE_SESSION` when the harness sets it, else the
-/// parent process (pid and start time: a harness session is one
+/// harness's own session id (`CLAUDE_CODE_SESSION_ID`, `CODEX_THREAD_ID`),
+/// else the parent process (pid and start time: a harness session is one
 /// long-lived process that starts every shell).
-pub fn id(explicit: Option<&str>) -> String {
+pub fn id(explicit: Option<&str>, var: &dyn Fn(&str) -> Option<String>) -> String {
     if let Some(s) = explicit.map(str::trim).filter(|s| !s.is_empty()) {
         return s.to_string();
+    }
+    for (name, prefix) in [
+        ("CLAUDE_CODE_SESSION_ID", "claude-code"),
+        ("CODEX_THREAD_ID", "codex"),
+    ] {
+        if let Some(v) = var(name).filter(|v| !v.trim().is_empty()) {
+            return format!("{prefix}-{}", v.trim());
+        }
     }
     let ppid = nix::unistd::getppid().as_raw();
     let start = proc_stat(ppid).map_or(0, |s| s.start_ticks);

@@ -2,7 +2,7 @@
 """Foreground launcher for llama.cpp's native server via the xllamacpp wheel.
 
 Started in the background by scripts/real-model-server.sh; runs until SIGTERM/SIGINT.
-Usage: serve.py --model PATH [--port N] [--ctx N] [--threads N] [--chat-template-file F]
+Usage: serve.py --model PATH [--port N] [--ctx N] [--threads N] [--chat-template-file F] [--parallel N]
 """
 import argparse
 import signal
@@ -24,6 +24,8 @@ def main() -> int:
     ap.add_argument("--n-predict", type=int, default=1024,
                     help="server-side cap on generated tokens (frees the slot early)")
     ap.add_argument("--chat-template-file", default=None)
+    ap.add_argument("--parallel", type=int, default=1,
+                    help="slots (each keeps its own prompt cache; n_ctx is shared among them)")
     ap.add_argument("--alias", default="SmolLM2-135M-Instruct-Q4_1",
                     help="name reported in responses' model field (the request's model is ignored)")
     a = ap.parse_args()
@@ -34,7 +36,7 @@ def main() -> int:
     p.hostnames = [a.host]
     p.port = a.port
     p.n_ctx = a.ctx
-    p.n_parallel = 1            # one slot: one prompt cache, deterministic behaviour
+    p.n_parallel = a.parallel   # default one slot: one prompt cache, deterministic behaviour
     p.n_predict = a.n_predict
     p.cpuparams.n_threads = a.threads        # 1 thread: 2 threads on 2 cores is 5-20x slower
     p.cpuparams_batch.n_threads = a.threads_batch or a.threads

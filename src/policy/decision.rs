@@ -39,6 +39,8 @@ impl fmt::Display for Decision {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Tier {
+    /// A harness's own setup call, or a recognised harness wrapper.
+    Harness,
     /// Auto mode is off: run without policy.
     Disabled,
     /// A `permissions.deny` rule.
@@ -66,6 +68,7 @@ pub enum Tier {
 impl Tier {
     pub fn as_str(self) -> &'static str {
         match self {
+            Tier::Harness => "harness",
             Tier::Disabled => "disabled",
             Tier::DenyRule => "deny-rule",
             Tier::AskRule => "ask-rule",
