@@ -16,6 +16,9 @@
 #                       e.g. "/path/automode hook claude-code"; scripts/e2e/stand-in-hook self-tests it
 #   --record-fixtures   run with the recording shell (plus the fixture-only variants) and
 #                       rewrite scripts/e2e/fixtures/<harness>/*.json
+#   --setup-bin PATH    the automode binary whose `automode setup HARNESS --write --shim {SHIM}`
+#                       points Claude Code and pi at the shell (README, "Harness setup");
+#                       default target/release/automode, else target/debug/automode
 # Environment: AUTOMODE_E2E_CACHE (npm installs, default ~/.cache/automode-e2e),
 #   AUTOMODE_E2E_CONFIG (a config.json copied to each temp $XDG_CONFIG_HOME/automode/),
 #   AUTOMODE_* variables are passed through to the harness (and so to the shell).
@@ -29,7 +32,7 @@ CACHE=${AUTOMODE_E2E_CACHE:-$HOME/.cache/automode-e2e}
 TIMEOUT=180
 SHELL_ARG=$E2E/recording-bash
 HARNESSES=()
-KEEP=0 EXPECT_BLOCKING=0 HOOK_CMD="" RECORD=0
+KEEP=0 EXPECT_BLOCKING=0 HOOK_CMD="" RECORD=0 SETUP_BIN=""
 
 declare -A PKG=([claude]=@anthropic-ai/claude-code [codex]=@openai/codex
 	[pi]=@mariozechner/pi-coding-agent [gemini]=@google/gemini-cli)
@@ -47,6 +50,7 @@ while (($#)); do
 	--expect-blocking) EXPECT_BLOCKING=1 ;;
 	--hook-cmd) HOOK_CMD=${2:?}; shift ;;
 	--record-fixtures) RECORD=1 ;;
+	--setup-bin) SETUP_BIN=${2:?}; shift ;;
 	--timeout) TIMEOUT=${2:?}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; die "unknown argument: $1" ;;
@@ -63,6 +67,13 @@ if [[ -n $HOOK_CMD ]]; then # the hook runs in the temp project: make a relative
 	read -r hook_prog hook_rest <<<"$HOOK_CMD"
 	[[ $hook_prog != /* && -e $hook_prog ]] && HOOK_CMD="$(readlink -f -- "$hook_prog")${hook_rest:+ $hook_rest}"
 fi
+if [[ -z $SETUP_BIN ]]; then
+	for SETUP_BIN in "$HERE/../target/release/automode" "$HERE/../target/debug/automode"; do
+		[[ -x $SETUP_BIN ]] && break
+	done
+fi
+SETUP_BIN=$(readlink -f -- "$SETUP_BIN") && [[ -x $SETUP_BIN ]] ||
+	die "no automode binary for \`automode setup\` (cargo build --release, or --setup-bin PATH)"
 SHELL_ABS=$(readlink -f -- "$SHELL_ARG") || die "no such shell: $SHELL_ARG"
 [[ -x $SHELL_ABS ]] || die "not executable: $SHELL_ARG"
 command -v node >/dev/null || die "node is required"
@@ -145,6 +156,16 @@ codex_ns() { # $1 = case dir; prints the wrapper argv prefix, one per line
 		'mount --bind "$0" /etc/passwd && exec "$@"' "$1/passwd"
 }
 
+# `automode setup HARNESS --write --shim SHELL` in the case's temp HOME (what README tells users).
+setup_harness() { # $1 = case dir, $2 = harness, $3 = shell
+	env -i HOME="$1/home" PATH="$BASEPATH" XDG_CONFIG_HOME="$1/home/.config" XDG_STATE_HOME="$1/home/.local/state" \
+		"$SETUP_BIN" setup "$2" --write --shim "$3" >"$1/setup.out" 2>&1 && return 0
+	echo "FAIL  $2 setup: automode setup $2 --write failed: $(tail -n 3 "$1/setup.out")"
+	((TOTAL_FAIL++))
+	stop_mock
+	return 1
+}
+
 run_case() { # $1 = case name, $2 = harness, $3 = mode (default|nosnap|hook|envfile|prefix)
 	local c=$1 h=$2 mode=$3 d=$RUN/$1 shell=$SHIM
 	local -a envv cmd extra=()
@@ -166,7 +187,7 @@ run_case() { # $1 = case name, $2 = harness, $3 = mode (default|nosnap|hook|envf
 	case $h in
 	claude)
 		envv+=(ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY=sk-ant-e2e-mock
-			CLAUDE_CODE_SHELL="$shell" DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
+			DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1
 			DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 IS_SANDBOX=1)
 		mkdir -p "$home/.claude"
 		snapshot=yes
@@ -192,6 +213,8 @@ run_case() { # $1 = case name, $2 = harness, $3 = mode (default|nosnap|hook|envf
 			chmod +x "$RUN/prefix"
 			envv+=(CLAUDE_CODE_SHELL_PREFIX="$RUN/prefix") ;;
 		esac
+		# the shell, as README says: `automode setup claude-code --write` (settings.json "env")
+		setup_harness "$d" claude-code "$shell" || return
 		cmd=("$bin" -p --dangerously-skip-permissions --output-format text "$PROMPT") ;;
 	codex)
 		mkdir -p "$home/.codex"
@@ -219,7 +242,7 @@ run_case() { # $1 = case name, $2 = harness, $3 = mode (default|nosnap|hook|envf
 		"$PY" - "$home/.pi/agent" "$shell" "$PORT" "$mode" <<-'EOF'
 			import json, sys
 			d, shell, port, mode = sys.argv[1:]
-			s = {"shellPath": shell, "enableInstallTelemetry": False}
+			s = {"enableInstallTelemetry": False}
 			if mode == "prefix":
 			    s["shellCommandPrefix"] = "shopt -s expand_aliases\nsource ~/.bashrc"
 			json.dump(s, open(d + "/settings.json", "w"), indent=2)
@@ -227,6 +250,7 @@ run_case() { # $1 = case name, $2 = harness, $3 = mode (default|nosnap|hook|envf
 			    "apiKey": "mock-key", "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
 			    "models": [{"id": "mock-model"}]}}}, open(d + "/models.json", "w"), indent=2)
 		EOF
+		setup_harness "$d" pi "$shell" || return # shellPath, merged into settings.json
 		envv+=(PI_OFFLINE=1 PI_TELEMETRY=0 PI_SKIP_VERSION_CHECK=1)
 		cmd=("$bin" -p --offline --provider mock --model mock-model "$PROMPT") ;;
 	gemini)

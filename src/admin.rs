@@ -34,9 +34,25 @@ pub fn run(ctx: &Context, command: Command) -> Exit {
         }
         Command::Model { set: None } => model(ctx),
         Command::Model { set: Some(m) } => save_model(config_dir.as_deref(), &m),
-        Command::Exec { .. } | Command::Check { .. } | Command::Help | Command::Version => {
-            Err("internal: not an admin command".into())
-        }
+        Command::Setup {
+            harness,
+            write,
+            hook,
+            shim,
+        } => crate::setup::run(
+            ctx,
+            &crate::setup::Request {
+                harness,
+                write,
+                hook,
+                shim: shim.map(PathBuf::from),
+            },
+        ),
+        Command::Exec { .. }
+        | Command::Check { .. }
+        | Command::Hook { .. }
+        | Command::Help
+        | Command::Version => Err("internal: not an admin command".into()),
     };
     match result {
         Ok(text) => {

@@ -57,6 +57,13 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
         }
     };
     if inv.source == Source::Stdin && ctx.stdin_is_tty {
+        // A human at a terminal, if the user's configuration says so.
+        let allowed = ctx.cwd().is_some_and(|cwd| {
+            PolicyEnv::load(ctx, cwd, true).is_ok_and(|e| e.config.allow_terminal_input.value)
+        });
+        if allowed {
+            return pass_through(ctx, kind);
+        }
         report::interactive_refused();
         return Exit::Usage;
     }
@@ -164,7 +171,7 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
         )
     } else {
         let analysis = shell::analyze(request);
-        let local = env.decide(ctx, &analysis, &text);
+        let local = env.decide(ctx, &analysis, &text, ctx.stdin_is_tty);
         if local.decision == Decision::Classify {
             let (v, note) = env.classify(ctx, &analysis, &text, &cwd, local);
             classifier_note = Some(note);
@@ -220,7 +227,8 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
     };
     let mut argv = vec![ctx.argv0.clone()];
     argv.extend(inv.real_shell_args(OsStr::from_bytes(&script_text)));
-    let (exit, outcome) = supervise(ctx, shell.path, argv, limits, &verdict.exec_env);
+    let terminal = ctx.stdin_is_tty && env.config.allow_terminal_input.value;
+    let (exit, outcome) = supervise(ctx, shell.path, argv, limits, &verdict.exec_env, terminal);
     env.record(ctx, &text, &cwd, &decided, Some((exit, outcome.as_ref())));
     exit
 }
@@ -276,6 +284,8 @@ struct PolicyEnv {
     store: Option<Store>,
     state_dir: Option<PathBuf>,
     enabled: (bool, String),
+    /// The session file named by the caller (hook mode's `transcript_path`).
+    transcript: Option<PathBuf>,
 }
 
 impl PolicyEnv {
@@ -335,10 +345,18 @@ impl PolicyEnv {
             store,
             state_dir,
             enabled,
+            transcript: None,
         })
     }
 
-    fn decide(&self, ctx: &Context, analysis: &shell::Analysis, script: &str) -> Verdict {
+    /// Decide; `terminal`: the command's stdin would be this terminal.
+    fn decide(
+        &self,
+        ctx: &Context,
+        analysis: &shell::Analysis,
+        script: &str,
+        terminal: bool,
+    ) -> Verdict {
         let git_config_count = ctx
             .var_str("GIT_CONFIG_COUNT")
             .and_then(|v| v.parse().ok())
@@ -352,12 +370,32 @@ impl PolicyEnv {
             env_path: ctx.var_str("PATH").unwrap_or(""),
             xdg_config_home: ctx.var_str("XDG_CONFIG_HOME"),
             git_config_count,
+            closed_terminal: terminal && !self.config.allow_terminal_input.value,
         })
     }
 
-    /// Session counters and the audit line. Failing to record never
-    /// changes the outcome (the command already ran or was refused); it
-    /// is reported.
+    /// Use this session id (hook mode gets it in its input).
+    fn set_session(&mut self, id: &str) {
+        if let Some(dir) = &self.state_dir {
+            let store = Store::new(dir.clone(), id.to_string());
+            if let Some(on) = store.read().enabled {
+                self.enabled = (on, "automode on/off for this session".to_string());
+            }
+            self.store = Some(store);
+        }
+    }
+
+    /// The session's user-intent log (hook mode's UserPromptSubmit).
+    fn intent_log(&self) -> Option<PathBuf> {
+        let store = self.store.as_ref()?;
+        Some(
+            store
+                .dir
+                .join("intent")
+                .join(format!("{}.jsonl", state::file_stem(&store.session))),
+        )
+    }
+
     /// Ask the classifier about a `classify` verdict; turn its answer
     /// (or its failure) into the final verdict.
     fn classify(
@@ -385,7 +423,11 @@ impl PolicyEnv {
             Ok(provider) => {
                 let home = self.places.home.clone();
                 let transcript_places = classifier::transcript::Places {
-                    explicit: ctx.var_str("AUTOMODE_TRANSCRIPT"),
+                    explicit: self
+                        .transcript
+                        .as_ref()
+                        .and_then(|p| p.to_str())
+                        .or(ctx.var_str("AUTOMODE_TRANSCRIPT")),
                     home: home.as_deref(),
                     cwd,
                     claude_config_dir: ctx.var_str("CLAUDE_CONFIG_DIR").map(Path::new),
@@ -393,15 +435,22 @@ impl PolicyEnv {
                     claude_session: ctx.var_str("CLAUDE_CODE_SESSION_ID"),
                     codex_thread: ctx.var_str("CODEX_THREAD_ID"),
                 };
-                let transcript = classifier::transcript::find(&transcript_places)
-                    .map(|p| {
-                        classifier::transcript::render(
-                            &classifier::transcript::load(&p),
-                            classifier::transcript::USER_BUDGET,
-                            classifier::transcript::TOOL_BUDGET,
-                        )
-                    })
+                let mut entries = classifier::transcript::find(&transcript_places)
+                    .map(|p| classifier::transcript::load(&p))
                     .unwrap_or_default();
+                // What the user typed, as the UserPromptSubmit hook recorded it.
+                if let Some(log) = self.intent_log() {
+                    for e in classifier::transcript::load(&log) {
+                        if !entries.contains(&e) {
+                            entries.push(e);
+                        }
+                    }
+                }
+                let transcript = classifier::transcript::render(
+                    &entries,
+                    classifier::transcript::USER_BUDGET,
+                    classifier::transcript::TOOL_BUDGET,
+                );
                 let prompt = classifier::prompt::Prompt {
                     system: classifier::prompt::system(&self.config),
                     context: classifier::prompt::context(
@@ -491,6 +540,9 @@ impl PolicyEnv {
         (v, note)
     }
 
+    /// Session counters and the audit line. Failing to record never
+    /// changes the outcome (the command already ran or was refused); it
+    /// is reported.
     fn record(
         &self,
         ctx: &Context,
@@ -647,6 +699,7 @@ fn supervise(
     argv: Vec<OsString>,
     limits: Limits,
     extra_env: &[(String, String)],
+    terminal_stdin: bool,
 ) -> (Exit, Option<Outcome>) {
     let workspace = match &ctx.workspace {
         Ok(ws) => ws.clone(),
@@ -670,6 +723,7 @@ fn supervise(
         grace: exec::GRACE,
         settle: exec::SETTLE,
         workspace: Some(workspace),
+        terminal_stdin,
     };
     match exec::run(&plan) {
         Ok(outcome) => {
@@ -735,6 +789,7 @@ fn automode_cli(ctx: &Context) -> Exit {
             dollar0,
             args,
         } => check_command(ctx, json, classify, cwd, &script, dollar0, &args),
+        Command::Hook { harness } => hook_command(ctx, &harness),
         other => {
             if other.changes_state()
                 && let Some(pid) = session::shim_ancestor(ctx.exe.as_deref())
@@ -828,7 +883,7 @@ fn check_command(
         shell::Dialect::Bash,
     );
     let analysis = shell::analyze(request);
-    let mut verdict = env.decide(ctx, &analysis, &text);
+    let mut verdict = env.decide(ctx, &analysis, &text, false);
     if let Some(w) = &wrapped {
         verdict.trace.insert(
             0,
@@ -909,7 +964,7 @@ fn exec_command(
         report::program_not_found(&program.to_string_lossy());
         return Exit::NotFound;
     };
-    supervise(ctx, path, argv, limits, &[]).0
+    supervise(ctx, path, argv, limits, &[], false).0
 }
 
 /// PATH lookup as execvp does it, but only through absolute directories.
@@ -1014,4 +1069,139 @@ fn prepare(
         _ => w.judged(),
     };
     (text, Some(w), None)
+}
+
+/// `automode hook claude-code`: decide on Claude Code's PreToolUse JSON
+/// with the same engine as the shim, or record the user's prompt. Every
+/// failure exits 2 (the only exit Claude Code treats as "block").
+/// Hook mode decides within this, before Claude Code's 60 s hook timeout.
+const HOOK_DEADLINE: std::time::Duration = std::time::Duration::from_secs(55);
+
+fn hook_command(ctx: &Context, harness: &str) -> Exit {
+    use std::io::Read as _;
+    let fail = |why: &str| {
+        report::say(&format!("blocked: {why}"));
+        Exit::Child(2)
+    };
+    if harness != "claude-code" {
+        return fail(&format!("hook mode supports claude-code, not {harness:?}"));
+    }
+    // Claude Code runs the tool when a hook crashes or times out: a panic
+    // and a decision slower than its 60 s hook timeout must come out as
+    // exit 2 (block) instead.
+    std::panic::set_hook(Box::new(|info| {
+        report::say(&format!("blocked: automode failed internally: {info}"));
+        std::process::exit(2);
+    }));
+    std::thread::spawn(|| {
+        std::thread::sleep(HOOK_DEADLINE);
+        report::say(&format!(
+            "blocked: automode did not decide within {} s (Claude Code's hook timeout is 60 s)",
+            HOOK_DEADLINE.as_secs()
+        ));
+        std::process::exit(2);
+    });
+    let mut input = String::new();
+    if let Err(e) = std::io::stdin()
+        .take(4 * 1024 * 1024)
+        .read_to_string(&mut input)
+    {
+        return fail(&format!("cannot read the hook input: {e}"));
+    }
+    let request = match crate::hook::parse(&input) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    let (command, cwd, session, transcript) = match request {
+        crate::hook::Request::Other => return Exit::Child(0),
+        crate::hook::Request::Prompt { prompt, session } => {
+            // Remember the user's words for the classifier.
+            let cwd = ctx
+                .cwd()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("/"));
+            if let Ok(mut env) = PolicyEnv::load(ctx, &cwd, true) {
+                if let Some(s) = session {
+                    env.set_session(&format!("claude-code-{s}"));
+                }
+                if let Some(log) = env.intent_log() {
+                    let line = serde_json::json!({"role": "user", "content": prompt});
+                    if let Err(e) = append_line(&log, &line.to_string()) {
+                        report::state_error(&e);
+                    }
+                }
+            }
+            return Exit::Child(0);
+        }
+        crate::hook::Request::Bash {
+            command,
+            cwd,
+            session,
+            transcript,
+        } => (command, cwd, session, transcript),
+    };
+    let cwd = match cwd
+        .map(PathBuf::from)
+        .filter(|c| c.is_absolute() && c.is_dir())
+    {
+        Some(c) => shell::paths::resolve(Path::new("/"), &c.to_string_lossy()).0,
+        None => match ctx.cwd() {
+            Some(c) => c.to_path_buf(),
+            None => return fail("the hook input has no usable cwd"),
+        },
+    };
+    let mut env = match PolicyEnv::load(ctx, &cwd, true) {
+        Ok(env) => env,
+        Err(e) => return fail(&format!("automode's configuration is invalid: {e}")),
+    };
+    if let Some(s) = session {
+        env.set_session(&format!("claude-code-{s}"));
+    }
+    env.transcript = transcript.map(PathBuf::from).filter(|p| p.is_absolute());
+    let started = std::time::Instant::now();
+    let positional = shell::Positional {
+        dollar0: "bash".into(),
+        args: Vec::new(),
+    };
+    let request = analysis_request(
+        ctx,
+        command.as_bytes(),
+        shell::MAX_COMMAND_BYTES,
+        cwd.clone(),
+        positional,
+        true,
+        shell::Dialect::Bash,
+    );
+    let analysis = shell::analyze(request);
+    let local = env.decide(ctx, &analysis, &command, false);
+    let (verdict, note) = if local.decision == Decision::Classify {
+        let (v, n) = env.classify(ctx, &analysis, &command, &cwd, local);
+        (v, Some(n))
+    } else {
+        (local, None)
+    };
+    let decided = Decided {
+        verdict,
+        decision_time: started.elapsed(),
+        classifier: note,
+    };
+    env.record(ctx, &command, &cwd, &decided, None);
+    let text = report::blocked_text(&decided.verdict);
+    println!("{}", crate::hook::answer(&decided.verdict, &text));
+    Exit::Child(0)
+}
+
+/// Append one line to a file (created with its directory).
+fn append_line(path: &Path, line: &str) -> Result<(), String> {
+    use std::io::Write as _;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    writeln!(f, "{line}").map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

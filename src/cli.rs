@@ -63,6 +63,19 @@ pub enum Command {
     Model {
         set: Option<String>,
     },
+    /// `automode hook claude-code`: Claude Code's PreToolUse /
+    /// UserPromptSubmit hook (JSON on stdin).
+    Hook {
+        harness: String,
+    },
+    /// `automode setup HARNESS [--write]`: how to make a harness call the
+    /// shim (user only with `--write`).
+    Setup {
+        harness: String,
+        write: bool,
+        hook: bool,
+        shim: Option<OsString>,
+    },
     Help,
     Version,
 }
@@ -77,6 +90,7 @@ impl Command {
                 | Command::Reset { .. }
                 | Command::Trust { .. }
                 | Command::Model { set: Some(_) }
+                | Command::Setup { write: true, .. }
         )
     }
 }
@@ -118,12 +132,17 @@ Installed as `bash` and `sh` in a shims directory, it receives the agent's
   automode log [-n N] [--json]    the last audit lines
   automode guidance               text for AGENTS.md / system prompts
   automode model [PROVIDER/MODEL] show the classifier model, or save one
+  automode setup HARNESS [--hook] [--shim PATH] [--print]
+      What makes HARNESS (claude-code, codex, pi, gemini, opencode) run its
+      commands through the shim.
+  automode hook claude-code       Claude Code PreToolUse/UserPromptSubmit hook
 
 For the user only (refused inside an agent's command):
   automode on|off [--session ID]
   automode reset [--session ID]
   automode trust|untrust [DIR]
   automode model PROVIDER/MODEL
+  automode setup HARNESS --write  merge the setting into the harness's file
 
   automode --version | --help
 
@@ -156,6 +175,9 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
     let mut session = None;
     let mut lines = 20usize;
     let mut dir = None;
+    let mut write = false;
+    let mut hook = false;
+    let mut shim = None;
     while let Some(arg) = parser.next()? {
         match arg {
             Long("json") if matches!(sub, "status" | "config" | "denials" | "log") => json = true,
@@ -168,9 +190,16 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
                     .parse()
                     .map_err(|_| CliError(format!("-n needs a number of lines, not {v:?}")))?;
             }
-            Value(v) if matches!(sub, "trust" | "untrust" | "model") && dir.is_none() => {
+            Value(v)
+                if matches!(sub, "trust" | "untrust" | "model" | "hook" | "setup")
+                    && dir.is_none() =>
+            {
                 dir = Some(v)
             }
+            Long("write") if sub == "setup" => write = true,
+            Long("print") if sub == "setup" => write = false,
+            Long("hook") if sub == "setup" => hook = true,
+            Long("shim") if sub == "setup" => shim = Some(parser.value()?),
             other => return Err(other.unexpected().into()),
         }
     }
@@ -193,6 +222,23 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
         "model" => Command::Model {
             set: dir.map(|d| d.to_string_lossy().into_owned()),
         },
+        "hook" | "setup" => {
+            let Some(h) = dir.map(|d| d.to_string_lossy().into_owned()) else {
+                return Err(CliError(format!(
+                    "automode {sub} needs a harness: claude-code, codex, pi, gemini or opencode"
+                )));
+            };
+            if sub == "hook" {
+                Command::Hook { harness: h }
+            } else {
+                Command::Setup {
+                    harness: h,
+                    write,
+                    hook,
+                    shim,
+                }
+            }
+        }
         _ => {
             return Err(CliError(format!(
                 "unknown command {sub:?}; see `automode --help`"

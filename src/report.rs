@@ -48,8 +48,10 @@ pub fn usage_error(err: &UsageError, shell_name: &str) {
 
 pub fn interactive_refused() {
     say(
-        "refusing to start an interactive shell: automode only runs scripts it can check \
-         (pass a script with -c, a script file, or a script on a non-terminal stdin)",
+        "refusing to start an interactive shell: automode only runs scripts it can check, and \
+         commands typed into an interactive shell later never pass through it (pass a script \
+         with -c, a script file, or a script on a non-terminal stdin; the user can set \
+         autoMode.allowTerminalInput to let a human's interactive shell through)",
     );
 }
 

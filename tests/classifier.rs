@@ -15,7 +15,7 @@ const BLOCKED: i32 = 121;
 /// to run: it writes `printed.txt` in the work dir when allowed.
 const REVIEWED: &str = "printenv > printed.txt";
 
-fn settings(mock: &MockLlm, format: &str, extra: Value) -> String {
+pub fn settings(mock: &MockLlm, format: &str, extra: Value) -> String {
     let base = if format == "openai" {
         format!("{}/v1", mock.url)
     } else {

@@ -5,6 +5,7 @@
 mod classifier;
 mod exec_cli;
 mod expectations;
+mod harness;
 mod limits;
 mod oracle;
 mod policy;

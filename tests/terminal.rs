@@ -5,7 +5,8 @@ use std::process::Command;
 
 use crate::support::{Env, helper};
 
-fn pty(env: &Env, opts: &[&str], script: &str) -> serde_json::Value {
+/// Run `bash -c SCRIPT` through the shim on a fresh pty.
+pub fn pty(env: &Env, opts: &[&str], script: &str) -> serde_json::Value {
     let out = Command::new("python3")
         .arg(helper("pty_run.py"))
         .args(opts)

@@ -91,6 +91,10 @@ pub struct Config {
     pub classifier_reasoning_level: Option<Sourced<String>>,
     /// `autoMode.log.classifierIo`.
     pub log_classifier_io: Sourced<bool>,
+    /// `autoMode.allowTerminalInput`: when the shim's stdin is a
+    /// terminal, pass it to the command (and let an interactive shell
+    /// start) instead of refusing programs that would read it.
+    pub allow_terminal_input: Sourced<bool>,
     /// Files read, for `automode config`.
     pub files: Vec<(PathBuf, FileStatus)>,
     /// Things the user should know (ignored keys, untrusted files).
@@ -167,6 +171,8 @@ struct AutoModeLayer {
     #[serde(rename = "classifierReasoningLevel")]
     classifier_reasoning_level: Option<String>,
     log: Option<LogLayer>,
+    #[serde(rename = "allowTerminalInput")]
+    allow_terminal_input: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -426,6 +432,7 @@ fn defaults() -> Config {
         classifier_timeout_ms: Sourced::builtin(DEFAULT_CLASSIFIER_TIMEOUT_MS),
         classifier_reasoning_level: None,
         log_classifier_io: Sourced::builtin(false),
+        allow_terminal_input: Sourced::builtin(false),
         files: Vec::new(),
         diagnostics: Vec::new(),
     }
@@ -575,6 +582,7 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
         classifier_timeout_ms,
         classifier_reasoning_level,
         log,
+        allow_terminal_input,
     }) = auto_mode
     {
         // Where the classifier is and how it is reached: only from the
@@ -591,6 +599,10 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
                 classifier_reasoning_level.is_some(),
             ),
             ("autoMode.log", log.is_some()),
+            (
+                "autoMode.allowTerminalInput",
+                allow_terminal_input.is_some(),
+            ),
         ];
         let classifier_ok = matches!(kind, LayerKind::Full);
         for (name, present) in classifier_keys {
@@ -632,6 +644,12 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
             }) = log
             {
                 cfg.log_classifier_io = Sourced {
+                    value: v,
+                    source: source.clone(),
+                };
+            }
+            if let Some(v) = allow_terminal_input {
+                cfg.allow_terminal_input = Sourced {
                     value: v,
                     source: source.clone(),
                 };

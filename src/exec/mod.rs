@@ -91,6 +91,9 @@ pub struct ExecPlan {
     pub settle: Duration,
     /// Refuse to start if the working directory changed identity.
     pub workspace: Option<Workspace>,
+    /// Give the command our stdin (a terminal the user lets through)
+    /// instead of `/dev/null`.
+    pub terminal_stdin: bool,
 }
 
 /// Why we ended the command ourselves.
@@ -227,12 +230,17 @@ pub fn run(plan: &ExecPlan) -> Result<Outcome, ExecError> {
         Some((r, w)) => (Some(r), Some(w)),
         None => (None, None),
     };
+    let stdin = std::io::stdin();
     let spawned = unix::spawn(unix::SpawnRequest {
         program: &program,
         argv: &argv,
         env,
         pid_slot,
-        stdin: devnull.as_fd(),
+        stdin: if plan.terminal_stdin {
+            stdin.as_fd()
+        } else {
+            devnull.as_fd()
+        },
         stdout: out_w.as_fd(),
         stderr: err_w.as_ref().map_or(out_w.as_fd(), |w| w.as_fd()),
         sigpipe_default: !unix::caller_ignored_sigpipe(),

@@ -51,6 +51,8 @@ pub enum Tier {
     Analysis,
     /// The built-in hard-deny catalogue.
     HardDeny,
+    /// A program that would wait for input from the shim's terminal.
+    Terminal,
     /// `deniedPaths`, protected paths.
     PathGate,
     /// `allowInsideWorkingDirectory`.
@@ -74,6 +76,7 @@ impl Tier {
             Tier::AskRule => "ask-rule",
             Tier::Analysis => "analysis",
             Tier::HardDeny => "hard-deny",
+            Tier::Terminal => "terminal",
             Tier::PathGate => "path-gate",
             Tier::InsideWorkingDirectory => "inside-working-directory",
             Tier::AllowRule => "allow-rule",

@@ -10,6 +10,7 @@ pub mod git;
 pub mod inline;
 pub mod places;
 pub mod rules;
+pub mod terminal;
 pub mod tools;
 
 #[cfg(test)]
@@ -39,6 +40,9 @@ pub struct Ctx<'a> {
     pub xdg_config_home: Option<&'a str>,
     /// `GIT_CONFIG_COUNT` already in the environment.
     pub git_config_count: usize,
+    /// The shim's stdin is a terminal that the command will not get
+    /// (`autoMode.allowTerminalInput` off).
+    pub closed_terminal: bool,
 }
 
 /// A tier either decides or passes with a note for the trace.
@@ -51,6 +55,7 @@ const TIERS: &[(Tier, TierFn)] = &[
     (Tier::AskRule, ask_rules),
     (Tier::Analysis, opaque),
     (Tier::HardDeny, hard_deny),
+    (Tier::Terminal, terminal_input),
     (Tier::PathGate, path_gate),
     (Tier::InsideWorkingDirectory, inside_working_directory),
     (Tier::AllowRule, allow_rules),
@@ -271,6 +276,24 @@ fn hard_deny(ctx: &Ctx<'_>, _: &mut Scratch) -> Result<Verdict, String> {
         "none of {} checks fires",
         catalogue::CATALOGUE.len()
     ))
+}
+
+fn terminal_input(ctx: &Ctx<'_>, _: &mut Scratch) -> Result<Verdict, String> {
+    if !ctx.closed_terminal {
+        return Err("stdin is not a terminal, or terminal input is allowed".into());
+    }
+    match terminal::first_reader(ctx.analysis) {
+        None => Err("nothing waits for terminal input".into()),
+        Some((source, why)) => Ok(Verdict::new(
+            Decision::Deny,
+            Tier::Terminal,
+            "terminal-input",
+            "built-in",
+            format!(
+                "`{source}` would wait for input from this terminal ({why}), but automode runs commands with stdin closed, and what is typed into the terminal later never passes through automode. Run it non-interactively (a script file, `-c`/`-e`, a here-document), or the user can set autoMode.allowTerminalInput"
+            ),
+        )),
+    }
 }
 
 fn path_gate(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {

@@ -71,6 +71,11 @@ fn base_config(fx: &Fixture) -> Config {
 }
 
 fn verdict_with(fx: &Fixture, cfg: &Config, script: &str) -> Verdict {
+    verdict_on(fx, cfg, script, false)
+}
+
+/// `closed_terminal`: the shim's stdin is a terminal the command will not get.
+fn verdict_on(fx: &Fixture, cfg: &Config, script: &str, closed_terminal: bool) -> Verdict {
     let mut env = HashMap::new();
     env.insert("HOME".to_string(), fx.home.display().to_string());
     env.insert("PATH".to_string(), "/usr/bin:/bin".to_string());
@@ -108,7 +113,61 @@ fn verdict_with(fx: &Fixture, cfg: &Config, script: &str) -> Verdict {
         env_path: "/usr/bin:/bin",
         xdg_config_home: None,
         git_config_count: 0,
+        closed_terminal,
     })
+}
+
+#[test]
+fn programs_that_would_wait_for_the_terminal() {
+    let fx = fixture();
+    let cfg = base_config(&fx);
+    // (script, refused on a closed terminal)
+    let cases = [
+        ("python3", true),
+        ("python3.12 -u", true),
+        ("python3 -", true),
+        ("python3 -c 'print(1)'", false),
+        ("python3 -m pytest", false),
+        ("python3 script.py", false),
+        ("python3 --version", false),
+        ("node", true),
+        ("node -e 1", false),
+        ("ssh host", true),
+        ("ssh -p 22 host", true),
+        ("ssh host uptime", false),
+        ("sqlite3 app.db", true),
+        ("sqlite3 app.db 'select 1'", false),
+        ("redis-cli", true),
+        ("redis-cli ping", false),
+        ("psql -h db app", true),
+        ("psql -c 'select 1' app", false),
+        ("vim notes.txt", true),
+        ("read -r x", true),
+        ("read -r x < input.txt", false),
+        (
+            "cat input.txt | while read -r l; do echo \"$l\"; done",
+            false,
+        ),
+        ("bash", true),
+        ("bash -s", true),
+        ("bash -c 'echo hi'", false),
+        ("bash build.sh", false),
+        ("echo hi | python3", false),
+        ("python3 <<'EOF'\nprint(1)\nEOF", false),
+        ("timeout 5 python3", true),
+        ("ls -la", false),
+        ("cat", false),
+    ];
+    for (script, refused) in cases {
+        let v = verdict_on(&fx, &cfg, script, true);
+        let got = v.rule == "terminal-input";
+        assert_eq!(got, refused, "{script}: {} {}", v.rule, v.reason);
+        if refused {
+            assert_eq!((v.decision, v.tier), (Decision::Deny, Tier::Terminal));
+        }
+        // Not on a terminal: the tier passes.
+        assert_ne!(verdict_on(&fx, &cfg, script, false).rule, "terminal-input");
+    }
 }
 
 /// (script, decision, tier, rule) for the built-in policy.

@@ -144,7 +144,7 @@ pub struct Store {
 }
 
 /// A filesystem-safe name for a session id.
-fn file_stem(session: &str) -> String {
+pub fn file_stem(session: &str) -> String {
     let clean: String = session
         .chars()
         .map(|c| {

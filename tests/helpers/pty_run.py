@@ -2,7 +2,7 @@
 """Run a command as the foreground process of a fresh pseudo-terminal and
 report what happened as JSON (for automode's terminal tests).
 
-usage: pty_run.py [--tostop] [--ctrl-c-after S] [--timeout S] -- CMD [ARGS...]
+usage: pty_run.py [--tostop] [--ctrl-c-after S] [--send-after S TEXT] [--timeout S] -- CMD [ARGS...]
 """
 import json
 import os
@@ -18,6 +18,7 @@ def main():
     args = sys.argv[1:]
     tostop = False
     ctrl_c_after = None
+    send = None
     timeout = 15.0
     while args and args[0] != "--":
         opt = args.pop(0)
@@ -25,6 +26,8 @@ def main():
             tostop = True
         elif opt == "--ctrl-c-after":
             ctrl_c_after = float(args.pop(0))
+        elif opt == "--send-after":
+            send = (float(args.pop(0)), args.pop(0).encode())
         elif opt == "--timeout":
             timeout = float(args.pop(0))
         else:
@@ -52,6 +55,9 @@ def main():
         if ctrl_c_after is not None and not sent_ctrl_c and now >= ctrl_c_after:
             os.write(master, b"\x03")
             sent_ctrl_c = True
+        if send is not None and now >= send[0]:
+            os.write(master, send[1])
+            send = None
         if now > timeout:
             os.kill(pid, signal.SIGKILL)
         r, _, _ = select.select([master], [], [], 0.05)

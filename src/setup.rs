@@ -1,0 +1,515 @@
+//! `automode setup HARNESS [--write]`: what makes each agent harness call
+//! the shim (harnesses differ: an environment variable, a settings key,
+//! the passwd login shell, PATH), printed, and with `--write` merged into
+//! the harness's own settings file (a backup kept, nothing else changed).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use crate::context::Context;
+
+/// One harness: its names and how it chooses the shell it runs.
+#[derive(Debug)]
+struct Harness {
+    name: &'static str,
+    aliases: &'static [&'static str],
+    /// Why the setting below is the one that works (README, "Harness setup").
+    how: &'static str,
+}
+
+/// The harnesses `automode setup` knows, with the reason for each method.
+const HARNESSES: &[Harness] = &[
+    Harness {
+        name: "claude-code",
+        aliases: &["claude"],
+        how: "Claude Code ignores PATH: it runs CLAUDE_CODE_SHELL (or $SHELL) when the path contains \"bash\" or \"zsh\"; the settings file's \"env\" sets it for every session",
+    },
+    Harness {
+        name: "codex",
+        aliases: &["codex-cli"],
+        how: "Codex runs the login shell from /etc/passwd (not $SHELL, not PATH); a shell the model names (\"sh\") is looked up on PATH",
+    },
+    Harness {
+        name: "pi",
+        aliases: &["pi-coding-agent"],
+        how: "pi runs /bin/bash unless settings.json names a shellPath",
+    },
+    Harness {
+        name: "gemini",
+        aliases: &["gemini-cli"],
+        how: "Gemini CLI looks `bash` up on PATH",
+    },
+    Harness {
+        name: "opencode",
+        aliases: &[],
+        how: "opencode runs its config's \"shell\", else $SHELL, else `bash` from PATH",
+    },
+];
+
+/// What `automode setup` was asked.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub harness: String,
+    pub write: bool,
+    /// Claude Code: install the PreToolUse/UserPromptSubmit hook instead
+    /// of the shell.
+    pub hook: bool,
+    /// The shim to name, instead of the one found next to this binary.
+    pub shim: Option<PathBuf>,
+}
+
+/// A JSON settings file and the keys to set in it.
+#[derive(Debug)]
+struct Edit {
+    path: PathBuf,
+    /// (key path, value): objects on the way are created.
+    set: Vec<(Vec<&'static str>, Value)>,
+    /// (key path, entry): appended to the array there unless an equal
+    /// entry is already in it.
+    append: Vec<(Vec<&'static str>, Value)>,
+}
+
+/// The instructions and file edits for one harness.
+#[derive(Debug)]
+struct Plan {
+    text: String,
+    edit: Option<Edit>,
+    /// Why `--write` cannot do it, when there is nothing automode may write.
+    no_write: Option<&'static str>,
+}
+
+/// Run `automode setup`.
+pub fn run(ctx: &Context, req: &Request) -> Result<String, String> {
+    let harness = find(&req.harness)?;
+    if req.hook && harness.name != "claude-code" {
+        return Err("--hook is only for claude-code (the other harnesses have no command hook automode can answer)".into());
+    }
+    let shim = match &req.shim {
+        Some(p) if p.is_absolute() => p.clone(),
+        Some(p) => {
+            return Err(format!(
+                "--shim needs an absolute path, not {}",
+                p.display()
+            ));
+        }
+        None => find_shim(ctx)?,
+    };
+    let exe = ctx
+        .exe
+        .as_deref()
+        .and_then(|e| std::fs::canonicalize(e).ok())
+        .ok_or("cannot find automode's own executable (/proc/self/exe)")?;
+    let home = ctx.home().ok_or("HOME is not set")?;
+    let plan = plan(ctx, harness, req.hook, &shim, &exe, &home)?;
+    let mut out = format!("# {}: {}\n{}", harness.name, harness.how, plan.text);
+    if !req.write {
+        if plan.edit.is_some() {
+            out.push_str("\n(--print: nothing written; `automode setup ");
+            out.push_str(harness.name);
+            if req.hook {
+                out.push_str(" --hook");
+            }
+            out.push_str(" --write` merges this into the file, keeping a backup.)\n");
+        }
+        return Ok(out);
+    }
+    match (plan.edit, plan.no_write) {
+        (Some(edit), _) => {
+            let note = apply(&edit)?;
+            out.push('\n');
+            out.push_str(&note);
+            Ok(out)
+        }
+        (None, Some(why)) => {
+            // The instructions still belong on stdout; the refusal on stderr.
+            println!("{out}");
+            Err(format!("nothing written: {why}"))
+        }
+        (None, None) => Ok(out),
+    }
+}
+
+fn find(name: &str) -> Result<&'static Harness, String> {
+    HARNESSES
+        .iter()
+        .find(|h| h.name == name || h.aliases.contains(&name))
+        .ok_or_else(|| {
+            let names: Vec<&str> = HARNESSES.iter().map(|h| h.name).collect();
+            format!("unknown harness {name:?}; one of: {}", names.join(", "))
+        })
+}
+
+/// The installed `bash` shim for this binary: `<prefix>/share/automode/
+/// shims/bash` next to `<prefix>/bin/automode`, else a `bash` on PATH
+/// that is this binary.
+fn find_shim(ctx: &Context) -> Result<PathBuf, String> {
+    let exe = ctx
+        .exe
+        .as_deref()
+        .and_then(|e| std::fs::canonicalize(e).ok());
+    let is_us = |p: &Path| {
+        exe.as_deref()
+            .is_some_and(|e| std::fs::canonicalize(p).is_ok_and(|c| c == e))
+    };
+    let beside = exe
+        .as_deref()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .map(|p| p.join("share/automode/shims/bash"));
+    if let Some(b) = beside.filter(|b| is_us(b)) {
+        return Ok(b);
+    }
+    let on_path = ctx
+        .var_str("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .find_map(|d| {
+            let cand = Path::new(d).join("bash");
+            (d.starts_with('/') && is_us(&cand)).then_some(cand)
+        });
+    on_path.ok_or_else(|| {
+        "cannot find the automode `bash` shim for this binary (install/install.sh puts it in <prefix>/share/automode/shims); name it with --shim PATH".to_string()
+    })
+}
+
+fn plan(
+    ctx: &Context,
+    harness: &Harness,
+    hook: bool,
+    shim: &Path,
+    exe: &Path,
+    home: &Path,
+) -> Result<Plan, String> {
+    let shim_s = shim.to_string_lossy().into_owned();
+    let shim_dir = shim
+        .parent()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let sh = shell_quote(&shim_s);
+    let mut text = String::new();
+    let plan = match harness.name {
+        "claude-code" => {
+            let dir = ctx
+                .var_str("CLAUDE_CONFIG_DIR")
+                .map_or_else(|| home.join(".claude"), PathBuf::from);
+            let path = dir.join("settings.json");
+            if hook {
+                let command = format!("{} hook claude-code", shell_quote(&exe.to_string_lossy()));
+                let entry = |matcher: Option<&str>| {
+                    let mut e = Map::new();
+                    if let Some(m) = matcher {
+                        e.insert("matcher".into(), m.into());
+                    }
+                    e.insert(
+                        "hooks".into(),
+                        json!([{"type": "command", "command": command}]),
+                    );
+                    Value::Object(e)
+                };
+                let pre = entry(Some("Bash"));
+                let prompt = entry(None);
+                let _ = writeln!(
+                    text,
+                    "Hook mode: Claude Code asks automode before every Bash call (allow, deny with the reason, or ask you),\nand gives it your prompts for the classifier. In {}:\n{}",
+                    path.display(),
+                    pretty(&json!({"hooks": {"PreToolUse": [pre], "UserPromptSubmit": [prompt]}}))
+                );
+                text.push_str("The commands then run in Claude's own shell, without automode's supervision (time and output limits);\n`automode setup claude-code` (shell mode) gives both.\n");
+                Plan {
+                    text,
+                    edit: Some(Edit {
+                        path,
+                        set: vec![],
+                        append: vec![
+                            (vec!["hooks", "PreToolUse"], pre),
+                            (vec!["hooks", "UserPromptSubmit"], prompt),
+                        ],
+                    }),
+                    no_write: None,
+                }
+            } else {
+                if !shim_s.contains("bash") && !shim_s.contains("zsh") {
+                    return Err(format!(
+                        "Claude Code only accepts a shell whose path contains \"bash\" or \"zsh\"; {shim_s} does not"
+                    ));
+                }
+                let _ = writeln!(
+                    text,
+                    "In {} (every session):\n{}\nor in the environment that starts claude:\n  export CLAUDE_CODE_SHELL={sh}",
+                    path.display(),
+                    pretty(&json!({"env": {"CLAUDE_CODE_SHELL": shim_s}}))
+                );
+                Plan {
+                    text,
+                    edit: Some(Edit {
+                        path,
+                        set: vec![(vec!["env", "CLAUDE_CODE_SHELL"], Value::String(shim_s))],
+                        append: vec![],
+                    }),
+                    no_write: None,
+                }
+            }
+        }
+        "codex" => {
+            let user = ctx
+                .var_str("USER")
+                .or_else(|| ctx.var_str("LOGNAME"))
+                .unwrap_or("AGENT_USER");
+            let _ = writeln!(
+                text,
+                "Make the shim the login shell of the user codex runs as:\n  grep -qxF {sh} /etc/shells || echo {sh} | sudo tee -a /etc/shells\n  sudo chsh -s {sh} {user}\nIn a container image:\n  RUN usermod --shell {sh} {user}\nand put the shims first on PATH for the shells the model names (\"sh\"):\n  export PATH={}:\"$PATH\"\nUndo: sudo chsh -s /bin/bash {user}",
+                shell_quote(&shim_dir),
+            );
+            Plan {
+                text,
+                edit: None,
+                no_write: Some(
+                    "Codex's setting is the login shell in /etc/passwd, which automode does not edit; run the commands above",
+                ),
+            }
+        }
+        "pi" => {
+            let dir = ctx
+                .var_str("PI_CODING_AGENT_DIR")
+                .map_or_else(|| home.join(".pi/agent"), PathBuf::from);
+            let path = dir.join("settings.json");
+            let _ = writeln!(
+                text,
+                "In {} (or a project's .pi/settings.json):\n{}",
+                path.display(),
+                pretty(&json!({"shellPath": shim_s}))
+            );
+            Plan {
+                text,
+                edit: Some(Edit {
+                    path,
+                    set: vec![(vec!["shellPath"], Value::String(shim_s))],
+                    append: vec![],
+                }),
+                no_write: None,
+            }
+        }
+        "gemini" => {
+            let _ = writeln!(
+                text,
+                "In the environment that starts gemini:\n  export PATH={}:\"$PATH\"",
+                shell_quote(&shim_dir)
+            );
+            Plan {
+                text,
+                edit: None,
+                no_write: Some(
+                    "Gemini CLI has no shell setting; add the PATH line to the environment (or profile) that starts it",
+                ),
+            }
+        }
+        _ => {
+            let dir = ctx
+                .var_str("XDG_CONFIG_HOME")
+                .filter(|d| d.starts_with('/'))
+                .map_or_else(|| home.join(".config"), PathBuf::from)
+                .join("opencode");
+            let path = dir.join("opencode.json");
+            let _ = writeln!(
+                text,
+                "In {}:\n{}\nor in the environment that starts opencode:\n  export SHELL={sh}",
+                path.display(),
+                pretty(&json!({"shell": shim_s}))
+            );
+            if dir.join("opencode.jsonc").exists() {
+                return Ok(Plan {
+                    text,
+                    edit: None,
+                    no_write: Some(
+                        "opencode.jsonc exists (JSON with comments); add the key by hand so its comments are kept",
+                    ),
+                });
+            }
+            Plan {
+                text,
+                edit: Some(Edit {
+                    path,
+                    set: vec![(vec!["shell"], Value::String(shim_s))],
+                    append: vec![],
+                }),
+                no_write: None,
+            }
+        }
+    };
+    Ok(plan)
+}
+
+/// Merge the edit into its file: read (a missing file is `{}`), refuse
+/// anything but a JSON object, keep a backup of the old bytes, write a
+/// temp file beside it and rename.
+fn apply(edit: &Edit) -> Result<String, String> {
+    let path = &edit.path;
+    let old = match std::fs::read(path) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let mut root = match &old {
+        Some(b) if b.iter().all(u8::is_ascii_whitespace) => Value::Object(Map::new()),
+        Some(b) => serde_json::from_slice::<Value>(b).map_err(|e| {
+            format!(
+                "{} is not plain JSON ({e}); nothing written — add the setting by hand",
+                path.display()
+            )
+        })?,
+        None => Value::Object(Map::new()),
+    };
+    if !root.is_object() {
+        return Err(format!(
+            "{} does not hold a JSON object; nothing written",
+            path.display()
+        ));
+    }
+    let mut changes = Vec::new();
+    for (keys, value) in &edit.set {
+        let (last, parents) = keys.split_last().ok_or("internal: empty key path")?;
+        let obj = object_at(&mut root, parents, path)?;
+        let before = obj.get(*last).cloned();
+        if before.as_ref() != Some(value) {
+            changes.push(match before {
+                Some(b) => format!("{} = {value} (was {b})", keys.join(".")),
+                None => format!("{} = {value}", keys.join(".")),
+            });
+            obj.insert((*last).to_string(), value.clone());
+        }
+    }
+    for (keys, entry) in &edit.append {
+        let (last, parents) = keys.split_last().ok_or("internal: empty key path")?;
+        let obj = object_at(&mut root, parents, path)?;
+        let list = obj
+            .entry((*last).to_string())
+            .or_insert_with(|| Value::Array(vec![]));
+        let Value::Array(items) = list else {
+            return Err(format!(
+                "{}: {} is not a list; nothing written",
+                path.display(),
+                keys.join(".")
+            ));
+        };
+        if !items.contains(entry) {
+            items.push(entry.clone());
+            changes.push(format!("{} += {entry}", keys.join(".")));
+        }
+    }
+    if changes.is_empty() {
+        return Ok(format!(
+            "{} already has this; nothing changed.\n",
+            path.display()
+        ));
+    }
+    let dir = path
+        .parent()
+        .ok_or_else(|| format!("{} has no directory", path.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut note = String::new();
+    if let Some(old) = &old {
+        let backup = backup_path(path);
+        std::fs::write(&backup, old)
+            .map_err(|e| format!("cannot write the backup {}: {e}", backup.display()))?;
+        let _ = writeln!(note, "backup of the old file: {}", backup.display());
+    }
+    let mut text = serde_json::to_string_pretty(&root).map_err(|e| e.to_string())?;
+    text.push('\n');
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        // Keep the old file's mode (settings files may hold secrets).
+        let _ = tmp.as_file().set_permissions(meta.permissions());
+    }
+    tmp.persist(path)
+        .map_err(|e| format!("cannot replace {}: {}", path.display(), e.error))?;
+    let _ = writeln!(note, "wrote {}: {}", path.display(), changes.join("; "));
+    note.push_str("Restart the harness for it to take effect.\n");
+    Ok(note)
+}
+
+/// The object at a key path, created on the way.
+fn object_at<'a>(
+    root: &'a mut Value,
+    keys: &[&str],
+    path: &Path,
+) -> Result<&'a mut Map<String, Value>, String> {
+    let mut cur = root;
+    for k in keys {
+        let Value::Object(obj) = cur else {
+            return Err(format!(
+                "{}: {k} is inside something that is not an object",
+                path.display()
+            ));
+        };
+        cur = obj
+            .entry((*k).to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
+    }
+    match cur {
+        Value::Object(obj) => Ok(obj),
+        _ => Err(format!(
+            "{}: {} is not an object; nothing written",
+            path.display(),
+            keys.join(".")
+        )),
+    }
+}
+
+/// `settings.json` → `settings.json.before-automode`, numbered if taken.
+fn backup_path(path: &Path) -> PathBuf {
+    let base = format!("{}.before-automode", path.display());
+    let mut cand = PathBuf::from(&base);
+    let mut n = 1;
+    while cand.exists() {
+        n += 1;
+        cand = PathBuf::from(format!("{base}.{n}"));
+    }
+    cand
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// Quote for a POSIX shell line when needed.
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@%".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_harness_has_a_distinct_name() {
+        let mut names: Vec<&str> = HARNESSES
+            .iter()
+            .flat_map(|h| std::iter::once(h.name).chain(h.aliases.iter().copied()))
+            .collect();
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n);
+        assert!(find("claude").is_ok());
+        assert!(find("aider").is_err());
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("/opt/a/bash"), "/opt/a/bash");
+        assert_eq!(shell_quote("/my dir/bash"), "'/my dir/bash'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+    }
+}
