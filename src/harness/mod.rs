@@ -403,78 +403,94 @@ const CODEX_LINES: &[&str] = &[
     "if [ -n \"${PATH:-}\" ]; then export PATH='{DIR}':\"$PATH\"; else export PATH='{DIR}'; fi",
 ];
 
-/// Does `line` match the template (placeholders as above)?
-fn line_matches(template: &str, line: &str, places: &Places, snap: &mut Option<PathBuf>) -> bool {
-    let t = template.as_bytes();
+/// A template compiled once: literal runs and placeholders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seg {
+    Lit(&'static str),
+    /// `{N}` digits, `{V}` a variable name, `{DIR}`/`{SNAP}` a path.
+    Num,
+    Var,
+    Dir,
+    Snap,
+}
+
+fn compile(template: &'static str) -> Vec<Seg> {
+    let mut segs = Vec::new();
+    let mut lit_start = 0;
+    let mut i = 0;
+    while i < template.len() {
+        let rest = &template[i..];
+        let ph = [
+            ("{N}", Seg::Num),
+            ("{V}", Seg::Var),
+            ("{DIR}", Seg::Dir),
+            ("{SNAP}", Seg::Snap),
+        ]
+        .into_iter()
+        .find(|(name, _)| rest.starts_with(name));
+        match ph {
+            Some((name, seg)) => {
+                if lit_start < i {
+                    segs.push(Seg::Lit(&template[lit_start..i]));
+                }
+                segs.push(seg);
+                i += name.len();
+                lit_start = i;
+            }
+            None => i += rest.chars().next().map_or(1, char::len_utf8),
+        }
+    }
+    if lit_start < template.len() {
+        segs.push(Seg::Lit(&template[lit_start..]));
+    }
+    segs
+}
+
+fn codex_templates() -> &'static [Vec<Seg>] {
+    static COMPILED: std::sync::OnceLock<Vec<Vec<Seg>>> = std::sync::OnceLock::new();
+    COMPILED.get_or_init(|| CODEX_LINES.iter().map(|t| compile(t)).collect())
+}
+
+/// Does `line` match the compiled template (placeholders as above)? The
+/// same placeholder names the same text throughout a line.
+fn line_matches(template: &[Seg], line: &str, places: &Places, snap: &mut Option<PathBuf>) -> bool {
     let l = line.as_bytes();
-    let (mut i, mut j) = (0, 0);
-    let mut vars: Vec<(String, String)> = Vec::new();
-    while i < t.len() {
-        if t[i] == b'{' {
-            let end = match template[i..].find('}') {
-                Some(e) => i + e,
-                None => return false,
-            };
-            let ph = &template[i + 1..end];
-            if !matches!(ph, "N" | "V" | "DIR" | "SNAP") {
-                // A literal `{` (as in `${`).
-                if j < l.len() && l[j] == b'{' {
-                    i += 1;
-                    j += 1;
-                    continue;
-                }
-                return false;
-            }
-            let start = j;
-            match ph {
-                "N" => {
-                    while j < l.len() && l[j].is_ascii_digit() {
-                        j += 1;
-                    }
-                }
-                "V" => {
-                    while j < l.len() && (l[j].is_ascii_alphanumeric() || l[j] == b'_') {
-                        j += 1;
-                    }
-                }
-                _ => {
-                    while j < l.len()
-                        && l[j] != b'\''
-                        && l[j] != b'\n'
-                        && l[j] != b'\\'
-                        && l[j] != b'$'
-                        && l[j] != b'`'
-                    {
-                        j += 1;
-                    }
-                }
-            }
-            if j == start {
-                return false;
-            }
-            let value = line[start..j].to_string();
-            // The same placeholder names the same text throughout a line.
-            if let Some((_, v)) = vars.iter().find(|(k, _)| k == ph) {
-                if *v != value {
+    let mut j = 0;
+    // At most one value per placeholder kind: no allocation.
+    let mut seen: [Option<&str>; 4] = [None; 4];
+    for seg in template {
+        let (slot, stop): (usize, fn(u8) -> bool) = match *seg {
+            Seg::Lit(text) => {
+                if !line[j..].starts_with(text) {
                     return false;
                 }
-            } else {
-                vars.push((ph.to_string(), value.clone()));
+                j += text.len();
+                continue;
             }
-            if ph == "SNAP" {
-                match codex_snapshot(&value, places) {
-                    Some(p) => *snap = Some(p),
-                    None => return false,
-                }
-            }
-            i = end + 1;
-            continue;
+            Seg::Num => (0, |b| !b.is_ascii_digit()),
+            Seg::Var => (1, |b| !(b.is_ascii_alphanumeric() || b == b'_')),
+            Seg::Dir => (2, |b| matches!(b, b'\'' | b'\n' | b'\\' | b'$' | b'`')),
+            Seg::Snap => (3, |b| matches!(b, b'\'' | b'\n' | b'\\' | b'$' | b'`')),
+        };
+        let start = j;
+        while j < l.len() && !stop(l[j]) {
+            j += 1;
         }
-        if j >= l.len() || t[i] != l[j] {
+        if j == start {
             return false;
         }
-        i += 1;
-        j += 1;
+        let value = &line[start..j];
+        match seen[slot] {
+            Some(v) if v != value => return false,
+            Some(_) => {}
+            None => seen[slot] = Some(value),
+        }
+        if *seg == Seg::Snap {
+            match codex_snapshot(value, places) {
+                Some(p) => *snap = Some(p),
+                None => return false,
+            }
+        }
     }
     j == l.len()
 }
@@ -500,13 +516,15 @@ fn codex(script: &str, places: &Places) -> Option<Wrapped> {
     let (prefix, exec_text) = (&script[..at], &script[at + 1..]);
     let mut snapshot = None;
     let mut depth: i64 = 0;
+    // The templates come in runs (`_SET_0`, `_0`, `_SET_1`, …): start
+    // each search at the last one that matched.
+    let templates = codex_templates();
+    let mut last = 0;
+    let n = templates.len();
     for line in prefix.lines() {
-        if !CODEX_LINES
-            .iter()
-            .any(|t| line_matches(t, line, places, &mut snapshot))
-        {
-            return None;
-        }
+        last = (0..n)
+            .map(|d| (last + d) % n)
+            .find(|&k| line_matches(&templates[k], line, places, &mut snapshot))?;
         let trimmed = line.trim_start();
         if trimmed.starts_with("if ") && trimmed.ends_with("; then") {
             depth += 1;
