@@ -1077,7 +1077,6 @@ const HOOK_DEADLINE: std::time::Duration = std::time::Duration::from_secs(55);
 /// `automode hook claude-code`: decide on Claude Code's PreToolUse JSON
 /// with the same engine as the shim, or record the user's prompt. Every
 /// failure exits 2 (the only exit Claude Code treats as "block").
-
 fn hook_command(ctx: &Context, harness: &str) -> Exit {
     use std::io::Read as _;
     let fail = |why: &str| {
