@@ -83,11 +83,13 @@ say "real shell: $real_bash (bash $out), recorded in $share_dir/real-shell"
 cat <<MSG
 
 Point your agent at the shim (see README, "Harness setup"):
+  "$bin_dir/automode" setup HARNESS [--write]   (claude-code, codex, pi, gemini, opencode)
+prints (and with --write, merges into the harness's settings) what each needs:
   any harness that looks up bash on PATH (Gemini CLI, opencode without SHELL):
       export PATH="$shim_dir:\$PATH"
   harnesses that use \$SHELL (opencode, aider):
       export SHELL="$shim_dir/bash"
-  Claude Code:
+  Claude Code (or "env": {"CLAUDE_CODE_SHELL": …} in ~/.claude/settings.json):
       export CLAUDE_CODE_SHELL="$shim_dir/bash"
   Codex CLI (uses the login shell from /etc/passwd):
       chsh -s "$shim_dir/bash" <agent-user>     (or set it in the container's /etc/passwd)
