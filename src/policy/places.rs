@@ -198,6 +198,37 @@ pub const HARNESS_DIRS: &[(&str, &str)] = &[
     (".cursor", "Cursor settings"),
 ];
 
+/// Harness settings a project can hold (matched as the last components
+/// of a path, anywhere): they choose the harness's shell, hooks and
+/// permissions for the next session.
+pub const PROJECT_HARNESS_FILES: &[(&str, &str)] = &[
+    (
+        ".claude/settings.json",
+        "Claude Code project settings: hooks, env (CLAUDE_CODE_SHELL), permissions",
+    ),
+    (
+        ".claude/settings.local.json",
+        "Claude Code local project settings: hooks, env, permissions",
+    ),
+    (
+        ".pi/settings.json",
+        "pi project settings: shellPath, shellCommandPrefix",
+    ),
+    (
+        ".gemini/settings.json",
+        "Gemini CLI project settings: tools, hooks",
+    ),
+    (".codex/config.toml", "Codex project settings"),
+    (
+        "opencode.json",
+        "opencode project config: shell, permissions",
+    ),
+    (
+        "opencode.jsonc",
+        "opencode project config: shell, permissions",
+    ),
+];
+
 /// Files that, written with the wrong content, turn off TLS checks for a
 /// tool (relative to a home).
 pub const TLS_CONFIG_FILES: &[&str] = &[".wgetrc", ".curlrc"];
@@ -522,6 +553,9 @@ impl Places {
             && within(p, codex)
         {
             return Some("$CODEX_HOME holds Codex settings and transcripts".into());
+        }
+        if let Some((f, why)) = PROJECT_HARNESS_FILES.iter().find(|(f, _)| p.ends_with(f)) {
+            return Some(format!("{f}: {why}"));
         }
         let rel = self.in_home(p)?;
         HARNESS_DIRS

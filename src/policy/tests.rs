@@ -506,6 +506,17 @@ const HARD_DENY: &[(&str, &str, bool)] = &[
         true,
     ),
     ("rm -rf ~/.codex/sessions", "harness-settings", true),
+    ("echo '{}' > opencode.json", "harness-settings", true),
+    (
+        "echo '{\"shellPath\": \"/bin/bash\"}' > .pi/settings.json",
+        "harness-settings",
+        true,
+    ),
+    (
+        "cp hooks.json .claude/settings.local.json",
+        "harness-settings",
+        true,
+    ),
     (
         "git config --global http.sslVerify false",
         "tls-weakening",
