@@ -72,6 +72,17 @@ pub fn is_nested(marker: Option<&OsStr>) -> bool {
     let Some(value) = marker.and_then(OsStr::to_str) else {
         return false;
     };
+    let Ok(my_sid) = nix::unistd::getsid(None) else {
+        return false;
+    };
+    marker_matches(value, my_sid.as_raw(), proc_stat)
+}
+
+/// The check itself, with our session id and the process lookup passed
+/// in: the marker names our session (never session 0 or 1, which are not
+/// a supervised child's) and a supervisor that is alive with the recorded
+/// start time.
+fn marker_matches(value: &str, my_sid: i32, stat: impl Fn(i32) -> Option<ProcStat>) -> bool {
     let mut parts = value.split(':');
     let (Some(sid), Some(pid), Some(start), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
@@ -83,16 +94,10 @@ pub fn is_nested(marker: Option<&OsStr>) -> bool {
     else {
         return false;
     };
-    if sid <= 1 || pid <= 1 {
+    if sid <= 1 || pid <= 1 || my_sid != sid {
         return false;
     }
-    let Ok(my_sid) = nix::unistd::getsid(None) else {
-        return false;
-    };
-    if my_sid.as_raw() != sid {
-        return false;
-    }
-    matches!(proc_stat(pid), Some(stat) if stat.start_ticks == start)
+    matches!(stat(pid), Some(found) if found.start_ticks == start)
 }
 
 #[cfg(test)]
@@ -130,13 +135,34 @@ mod tests {
 
     #[test]
     fn accepts_a_marker_for_our_session_and_a_live_supervisor() {
-        let me = std::process::id() as i32;
-        let start = proc_stat(me).map(|s| s.start_ticks).unwrap_or(0);
-        let sid = nix::unistd::getsid(None).map(|p| p.as_raw()).unwrap_or(0);
-        let marker = format!("{sid}:{me}:{start}");
-        assert!(is_nested(Some(OsStr::new(&marker))));
+        // The test runner's own session may be 0 or 1 (containers, CI), so
+        // the session id is passed in; the real path is covered end to end
+        // by the nested-shell integration tests.
+        let alive = |pid: i32| {
+            (pid == 4321).then_some(ProcStat {
+                ppid: 1,
+                session: 77,
+                start_ticks: 5000,
+            })
+        };
+        assert!(marker_matches("77:4321:5000", 77, alive));
         // A wrong start time means a dead or different supervisor.
-        let stale = format!("{sid}:{me}:{}", start + 1);
-        assert!(!is_nested(Some(OsStr::new(&stale))));
+        assert!(!marker_matches("77:4321:5001", 77, alive));
+        // Another session, or a supervisor that is gone.
+        assert!(!marker_matches("78:4321:5000", 77, alive));
+        assert!(!marker_matches("77:4322:5000", 77, alive));
+        // Session 0 / 1 never count, even when they are ours.
+        assert!(!marker_matches("1:4321:5000", 1, alive));
+        assert!(!marker_matches("0:4321:5000", 0, alive));
+    }
+
+    #[test]
+    fn reads_the_live_supervisor_from_proc() {
+        let me = std::process::id() as i32;
+        let start = proc_stat(me).map(|s| s.start_ticks);
+        assert!(start.is_some_and(|t| t > 0));
+        let sid = 4242;
+        let marker = format!("{sid}:{me}:{}", start.unwrap_or(0));
+        assert!(marker_matches(&marker, sid, proc_stat));
     }
 }
