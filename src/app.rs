@@ -172,13 +172,18 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
     } else {
         let analysis = shell::analyze(request);
         let local = env.decide(ctx, &analysis, &text, ctx.stdin_is_tty);
-        if local.decision == Decision::Classify {
+        let verdict = if local.decision == Decision::Classify {
             let (v, note) = env.classify(ctx, &analysis, &text, &cwd, local);
             classifier_note = Some(note);
             v
         } else {
             local
-        }
+        };
+        // One analysis per process, which exits after the command: freeing
+        // a large script's records would cost up to a sixth of its
+        // analysis time, before the command starts.
+        std::mem::forget(analysis);
+        verdict
     };
     if let Some(w) = &wrapped {
         verdict.trace.insert(

@@ -121,12 +121,10 @@ pub fn parse(args: &[Arg], spec: OptSpec) -> Parsed {
             continue;
         }
         // A short cluster.
-        let chars: Vec<char> = word[1..].chars().collect();
-        let mut k = 0;
-        while k < chars.len() {
-            let c = chars[k];
+        let cluster = &word[1..];
+        for (k, c) in cluster.char_indices() {
             if spec.short_with_value.contains(c) {
-                let rest: String = chars[k + 1..].iter().collect();
+                let rest = &cluster[k + c.len_utf8()..];
                 let value = if rest.is_empty() {
                     i += 1;
                     args.get(i).cloned()
@@ -145,7 +143,6 @@ pub fn parse(args: &[Arg], spec: OptSpec) -> Parsed {
                 long: false,
                 value: None,
             });
-            k += 1;
         }
         i += 1;
     }

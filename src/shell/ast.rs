@@ -2,6 +2,202 @@
 //! pipelines, commands, words split into quoted/unquoted parts, with every
 //! command substitution, process substitution, here-doc body and
 //! arithmetic expression already parsed. Plain data, no behaviour.
+//!
+//! Text from the script is kept as `Text`: a range of the shared source
+//! (no copy), and the parts of a word as `Parts` (one part inline): a
+//! large script is mostly short words, and one allocation per word and
+//! per part would cost more than parsing them.
+
+use std::fmt;
+use std::ops::Deref;
+use std::rc::Rc;
+
+/// A piece of text: a range of a shared buffer (usually the script).
+#[derive(Clone)]
+pub struct Text {
+    src: Rc<str>,
+    start: u32,
+    /// `TO_END`: to the end of `src` (a buffer of 4 GiB or more).
+    end: u32,
+}
+
+const TO_END: u32 = u32::MAX;
+
+thread_local! {
+    static EMPTY: Rc<str> = Rc::from("");
+}
+
+impl Text {
+    /// `src[start..end]` without copying, if those are character
+    /// boundaries and fit the offsets (None otherwise).
+    pub fn slice(src: &Rc<str>, start: usize, end: usize) -> Option<Text> {
+        src.get(start..end)?;
+        Some(Text {
+            src: Rc::clone(src),
+            start: u32::try_from(start).ok()?,
+            end: u32::try_from(end).ok().filter(|e| *e != TO_END)?,
+        })
+    }
+
+    /// A copy of `s`.
+    pub fn new(s: &str) -> Text {
+        if s.is_empty() {
+            return Text::default();
+        }
+        Text {
+            src: Rc::from(s),
+            start: 0,
+            end: u32::try_from(s.len()).unwrap_or(TO_END),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        let start = self.start as usize;
+        let text = if self.end == TO_END {
+            self.src.get(start..)
+        } else {
+            self.src.get(start..self.end as usize)
+        };
+        text.unwrap_or_default()
+    }
+
+    /// This text followed by `more`: shared when `more` follows it in the
+    /// same buffer, else a copy.
+    pub fn join(&self, more: &Text) -> Text {
+        if Rc::ptr_eq(&self.src, &more.src) && self.end == more.start && self.end != TO_END {
+            return Text {
+                src: Rc::clone(&self.src),
+                start: self.start,
+                end: more.end,
+            };
+        }
+        let mut s = String::with_capacity(self.len() + more.len());
+        s.push_str(self);
+        s.push_str(more);
+        Text::new(&s)
+    }
+}
+
+impl Default for Text {
+    fn default() -> Text {
+        Text {
+            src: EMPTY.with(Rc::clone),
+            start: 0,
+            end: 0,
+        }
+    }
+}
+
+impl Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Text {}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl From<&str> for Text {
+    fn from(s: &str) -> Text {
+        Text::new(s)
+    }
+}
+
+/// The parts of a word, in order (one part kept inline).
+#[derive(Clone)]
+pub enum Parts {
+    One(Part),
+    Many(Vec<Part>),
+}
+
+impl Default for Parts {
+    fn default() -> Parts {
+        Parts::Many(Vec::new())
+    }
+}
+
+impl From<Vec<Part>> for Parts {
+    fn from(mut v: Vec<Part>) -> Parts {
+        if v.len() == 1
+            && let Some(p) = v.pop()
+        {
+            return Parts::One(p);
+        }
+        v.shrink_to_fit();
+        Parts::Many(v)
+    }
+}
+
+impl Parts {
+    pub fn as_slice(&self) -> &[Part] {
+        self
+    }
+}
+
+impl Deref for Parts {
+    type Target = [Part];
+
+    fn deref(&self) -> &[Part] {
+        match self {
+            Parts::One(p) => std::slice::from_ref(p),
+            Parts::Many(v) => v,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Parts {
+    type Item = &'a Part;
+    type IntoIter = std::slice::Iter<'a, Part>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl fmt::Debug for Parts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq for Parts {
+    fn eq(&self, other: &Parts) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Parts {}
 
 /// A list of and-or lists, as separated by `;`, `&` or newlines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -66,7 +262,7 @@ pub struct Assignment {
     pub subscript: Option<Word>,
     pub append: bool,
     pub value: AssignValue,
-    pub raw: String,
+    pub raw: Text,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,14 +298,14 @@ pub enum Compound {
         body: List,
     },
     ArithFor {
-        parts: [Arith; 3],
+        parts: Box<[Arith; 3]>,
         body: List,
     },
     Case {
         word: Word,
         arms: Vec<CaseArm>,
     },
-    Arith(Arith),
+    Arith(Box<Arith>),
     Cond(Vec<CondToken>),
 }
 
@@ -197,23 +393,23 @@ pub struct HereDoc {
 /// A shell word: parts in order, and the source text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Word {
-    pub parts: Vec<Part>,
-    pub raw: String,
+    pub parts: Parts,
+    pub raw: Text,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Part {
     /// Literal text; `quoted` when it came from quotes or a backslash (so
     /// it is not subject to globbing, brace expansion or tilde expansion).
-    Lit { text: String, quoted: bool },
+    Lit { text: Text, quoted: bool },
     /// `"…"` (also `$"…"`).
     Double(Vec<Part>),
-    /// `$x`, `${…}`.
-    Param(Param),
+    /// `$x`, `${…}` (boxed: parameters are big, literal parts common).
+    Param(Box<Param>),
     /// `$(…)` or `` `…` ``.
     CommandSub { body: Box<List>, backtick: bool },
     /// `$((…))`, `$[…]`.
-    Arith(Arith),
+    Arith(Box<Arith>),
     /// `<(…)` or `>(…)`.
     ProcessSub { body: Box<List>, output: bool },
 }
@@ -236,5 +432,5 @@ pub struct Param {
     pub op: Option<String>,
     /// Words inside the operator (defaults, patterns, replacements).
     pub operands: Vec<Word>,
-    pub raw: String,
+    pub raw: Text,
 }

@@ -512,7 +512,10 @@ const TABLE: &[Entry] = &[
 
 /// What `name args…` does, as far as the tables know.
 pub fn interpret(name: &str, args: &[Arg]) -> Vec<Action> {
-    let base = name.rsplit('/').next().unwrap_or(name);
+    let base = name
+        .bytes()
+        .rposition(|b| b == b'/')
+        .map_or(name, |k| &name[k + 1..]);
     // python3.11, pip3 … style version suffixes.
     let lookup = if base.starts_with("python")
         && base[6..].chars().all(|c| c.is_ascii_digit() || c == '.')
@@ -527,10 +530,38 @@ pub fn interpret(name: &str, args: &[Arg]) -> Vec<Action> {
         .unwrap_or_default()
 }
 
+/// FNV-1a, for maps keyed by short names and paths (SipHash costs more
+/// than the lookup).
+pub(super) struct NameHasher(u64);
+
+impl Default for NameHasher {
+    fn default() -> NameHasher {
+        NameHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+type NameIndex = std::collections::HashMap<
+    &'static str,
+    &'static Entry,
+    std::hash::BuildHasherDefault<NameHasher>,
+>;
+
 /// The table indexed by command name (built once).
-fn by_name() -> &'static std::collections::HashMap<&'static str, &'static Entry> {
-    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static Entry>> =
-        std::sync::OnceLock::new();
+fn by_name() -> &'static NameIndex {
+    static INDEX: std::sync::OnceLock<NameIndex> = std::sync::OnceLock::new();
     INDEX.get_or_init(|| {
         TABLE
             .iter()

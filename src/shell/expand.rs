@@ -62,19 +62,24 @@ enum Seg {
 /// Plain text with nothing to expand: its value, if so (the common case,
 /// kept cheap).
 fn plain_text(w: &Word) -> Option<String> {
-    let mut out = String::new();
+    // First check and measure, then copy once.
+    let mut len = 0;
     for p in &w.parts {
         match p {
             Part::Lit { text, quoted } => {
-                if !quoted && text.contains(['{', '~', '*', '?', '[']) {
+                if !quoted
+                    && text
+                        .bytes()
+                        .any(|b| matches!(b, b'{' | b'~' | b'*' | b'?' | b'['))
+                {
                     return None;
                 }
-                out.push_str(text);
+                len += text.len();
             }
             Part::Double(inner) => {
                 for q in inner {
                     match q {
-                        Part::Lit { text, .. } => out.push_str(text),
+                        Part::Lit { text, .. } => len += text.len(),
                         _ => return None,
                     }
                 }
@@ -84,22 +89,49 @@ fn plain_text(w: &Word) -> Option<String> {
             }
         }
     }
+    let mut out = String::with_capacity(len);
+    for p in &w.parts {
+        match p {
+            Part::Lit { text, .. } => out.push_str(text),
+            Part::Double(inner) => {
+                for q in inner {
+                    if let Part::Lit { text, .. } = q {
+                        out.push_str(text);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
     Some(out)
 }
 
 /// Expand a word into the argument words it becomes.
 pub fn expand(w: &Word, mode: Mode, env: &dyn Env) -> Vec<Arg> {
+    let mut out = Vec::new();
+    expand_into(w, mode, env, &mut out);
+    out
+}
+
+/// `expand`, appending the words to `out`.
+pub fn expand_into(w: &Word, mode: Mode, env: &dyn Env, out: &mut Vec<Arg>) {
     if let Some(text) = plain_text(w) {
-        return vec![Arg {
-            raw: w.raw.clone(),
+        out.push(Arg {
+            raw: w.raw.as_str().to_owned(),
             value: ArgValue::Literal { text },
-        }];
+        });
+        return;
     }
+    out.extend(expand_parts(w, mode, env));
+}
+
+/// `expand` for a word that is not plain text.
+fn expand_parts(w: &Word, mode: Mode, env: &dyn Env) -> Vec<Arg> {
     let mut segs = Vec::new();
     for p in &w.parts {
         segments(p, false, env, &mut segs);
     }
-    let raw = w.raw.clone();
+    let raw = w.raw.as_str().to_owned();
     let has_dyn = segs.iter().any(|s| !matches!(s, Seg::Text(..)));
     if !has_dyn {
         let chars: Vec<(char, bool)> = segs
@@ -163,7 +195,9 @@ pub fn expand(w: &Word, mode: Mode, env: &dyn Env) -> Vec<Arg> {
 
 fn segments(p: &Part, quoted: bool, env: &dyn Env, out: &mut Vec<Seg>) {
     match p {
-        Part::Lit { text, quoted: q } => out.push(Seg::Text(text.clone(), quoted || *q)),
+        Part::Lit { text, quoted: q } => {
+            out.push(Seg::Text(text.as_str().to_owned(), quoted || *q));
+        }
         Part::Double(inner) => {
             if inner.is_empty() {
                 out.push(Seg::Text(String::new(), true));

@@ -11,6 +11,7 @@ pub mod commands;
 pub mod expand;
 pub mod parse;
 pub mod paths;
+mod stack;
 pub mod walk;
 
 use std::collections::HashMap;
@@ -28,8 +29,13 @@ pub const MAX_COMMAND_BYTES: usize = 128 * 1024;
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;
 /// Time allowed for one analysis.
 pub const TIME_BUDGET: Duration = Duration::from_secs(2);
-/// Scripts above this size are analysed on a thread with a big stack.
+/// Scripts up to this size are analysed on the caller's thread (they
+/// cannot nest deep enough to need much stack).
 const INLINE_MAX_BYTES: usize = 512;
+/// Larger scripts are analysed on the caller's thread too, within this
+/// much of its stack; one that needs more (deep nesting) is analysed again
+/// on a thread with a big stack.
+const INLINE_STACK_BYTES: usize = 256 * 1024;
 /// Stack for the analysis thread: recursion is bounded by the parser's
 /// depth limit; this leaves a wide margin.
 const STACK_BYTES: usize = 256 * 1024 * 1024;
@@ -54,14 +60,15 @@ pub struct Request {
 }
 
 /// Analyse a script. Never panics, never hangs past the budget.
-pub fn analyze(req: Request) -> Analysis {
+pub fn analyze(mut req: Request) -> Analysis {
     if req.script.len() > req.max_bytes {
         return Analysis::opaque(format!(
             "the script is larger than {} KiB",
             req.max_bytes / 1024
         ));
     }
-    let Ok(text) = String::from_utf8(req.script.clone()) else {
+    let deadline = Instant::now() + req.budget;
+    let Ok(text) = String::from_utf8(std::mem::take(&mut req.script)) else {
         return Analysis::opaque("the script is not valid UTF-8");
     };
     if text.contains('\0') {
@@ -72,12 +79,18 @@ pub fn analyze(req: Request) -> Analysis {
         return Analysis::opaque(format!("nesting deeper than {MAX_BRACKET_DEPTH} levels"));
     }
     if text.len() <= INLINE_MAX_BYTES {
-        return guarded(text, req);
+        return guarded(&text, &req, deadline);
+    }
+    // A thread is cheap to start, but once a process has one every
+    // allocation takes a lock: most large scripts nest little, so they are
+    // analysed here first, within a stack budget.
+    if let Some(analysis) = stack::within(INLINE_STACK_BYTES, || guarded(&text, &req, deadline)) {
+        return analysis;
     }
     let worker = std::thread::Builder::new()
         .name("automode-analysis".into())
         .stack_size(STACK_BYTES)
-        .spawn(move || guarded(text, req));
+        .spawn(move || guarded(&text, &req, deadline));
     match worker {
         Ok(handle) => handle
             .join()
@@ -106,40 +119,28 @@ pub fn analyze_unguarded(text: &str) -> Analysis {
     if bracket_depth(text) > MAX_BRACKET_DEPTH {
         return Analysis::opaque("too deep");
     }
-    run(text, &req)
+    run(text, &req, Instant::now() + req.budget)
 }
 
-fn guarded(text: String, req: Request) -> Analysis {
-    let result = std::panic::catch_unwind(move || {
-        let (analysis, script) = run_keep(&text, &req);
-        // Freeing a large syntax tree costs as much as building it; the
-        // shim analyses once per process, so the tree is let go instead.
-        std::mem::forget(script);
-        analysis
-    });
+fn guarded(text: &str, req: &Request, deadline: Instant) -> Analysis {
+    let result = std::panic::catch_unwind(|| run(text, req, deadline));
     result.unwrap_or_else(|_| Analysis::opaque("internal error while analysing the script"))
 }
 
-fn run(text: &str, req: &Request) -> Analysis {
-    run_keep(text, req).0
-}
-
-/// Parse and walk; also hand back the syntax tree (None when parsing
-/// failed).
-fn run_keep(text: &str, req: &Request) -> (Analysis, Option<parse::Script>) {
-    let deadline = Instant::now() + req.budget;
+/// Parse and walk: each top-level item is walked as soon as it is parsed
+/// (and its here-documents read), then freed, so a large script's syntax
+/// tree is never all in memory. A parse error anywhere still makes the
+/// whole analysis opaque, as if the script had been parsed first.
+fn run(text: &str, req: &Request, deadline: Instant) -> Analysis {
     let opts = parse::Options {
         deadline: Some(deadline),
         ..parse::Options::default()
     };
-    let script = match parse::parse(text, &opts) {
+    let parse_error =
+        |e: parse::ParseError| Analysis::opaque(format!("{} (at byte {})", e.message, e.offset));
+    let mut stream = match parse::Stream::new(text, &opts) {
         Ok(s) => s,
-        Err(e) => {
-            return (
-                Analysis::opaque(format!("{} (at byte {})", e.message, e.offset)),
-                None,
-            );
-        }
+        Err(e) => return parse_error(e),
     };
     let input = walk::Input {
         positional: req.positional.clone(),
@@ -150,8 +151,40 @@ fn run_keep(text: &str, req: &Request) -> (Analysis, Option<parse::Script>) {
         dialect: req.dialect,
         deadline: Some(deadline),
     };
-    let analysis = walk::walk(&script, text, &input);
-    (analysis, Some(script))
+    let mut session = walk::Session::new(text, &input);
+    let mut batch = parse::Script::default();
+    loop {
+        match stream.next_item() {
+            Ok(Some(item)) => batch.list.items.push(item),
+            Ok(None) => break,
+            Err(e) => return parse_error(e),
+        }
+        // Items whose here-document bodies are still to come wait for them.
+        if !stream.heredocs_pending() {
+            walk_batch(&mut stream, &mut session, &mut batch);
+        }
+    }
+    if let Err(e) = stream.finish() {
+        return parse_error(e);
+    }
+    walk_batch(&mut stream, &mut session, &mut batch);
+    session.finish()
+}
+
+/// Walk the items gathered in `batch` (with the here-documents read so
+/// far), then free them.
+fn walk_batch(
+    stream: &mut parse::Stream<'_>,
+    session: &mut walk::Session<'_>,
+    batch: &mut parse::Script,
+) {
+    if batch.list.items.is_empty() {
+        return;
+    }
+    batch.heredocs = stream.take_heredocs();
+    session.walk(&batch.list, batch);
+    stream.restore_heredocs(std::mem::take(&mut batch.heredocs));
+    batch.list.items.clear();
 }
 
 /// The deepest bracket nesting, ignoring quotes (a cheap pre-check).

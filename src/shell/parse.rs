@@ -9,11 +9,14 @@
 //! real bash by the oracle test (tests/oracle.rs). It is bounded: nesting
 //! depth, a deadline, and linear scanning.
 
+use std::borrow::Cow;
+use std::rc::Rc;
 use std::time::Instant;
 
 use super::ast::{
     AndOr, AndOrOp, Arith, AssignValue, Assignment, CaseArm, Command, Compound, CondToken, HereDoc,
-    List, ListItem, Param, Part, Pipeline, RedirOp, RedirTarget, Redirect, SimpleCommand, Word,
+    List, ListItem, Param, Part, Parts, Pipeline, RedirOp, RedirTarget, Redirect, SimpleCommand,
+    Text, Word,
 };
 
 /// A parse refusal: what was not understood, and where (byte offset).
@@ -54,24 +57,94 @@ const TERMINATORS: &[&str] = &["then", "elif", "else", "fi", "do", "done", "esac
 
 /// Parse a whole script.
 pub fn parse(src: &str, opts: &Options) -> Result<Script, ParseError> {
-    let mut p = Parser::new(src.as_bytes(), *opts);
-    let list = p.compound_list(Stop::Eof)?;
-    p.skip_space_and_comments();
-    if p.i < p.s.len() {
-        return Err(p.err(format!("unexpected `{}`", p.token_text())));
+    let mut stream = Stream::new(src, opts)?;
+    let mut items = Vec::new();
+    while let Some(item) = stream.next_item()? {
+        items.push(item);
     }
-    p.finish_heredocs_at_eof();
+    stream.finish()?;
     Ok(Script {
-        list,
-        heredocs: p.heredocs,
+        list: List { items },
+        heredocs: stream.take_heredocs(),
     })
+}
+
+/// A whole script parsed one top-level and-or list at a time: `parse`
+/// is `next_item` until None, then `finish`. The analysis walks each item
+/// as soon as its here-documents are read, so the syntax tree of a large
+/// script is never all in memory at once.
+pub struct Stream<'s> {
+    p: Parser<'s>,
+    done: bool,
+}
+
+impl std::fmt::Debug for Stream<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stream")
+            .field("offset", &self.p.i)
+            .field("done", &self.done)
+            .finish()
+    }
+}
+
+impl<'s> Stream<'s> {
+    pub fn new(src: &'s str, opts: &Options) -> Result<Stream<'s>, ParseError> {
+        let mut p = Parser::from_text(src, *opts);
+        p.enter()?;
+        Ok(Stream { p, done: false })
+    }
+
+    /// The next top-level item, None after the last.
+    pub fn next_item(&mut self) -> Result<Option<ListItem>, ParseError> {
+        if self.done {
+            return Ok(None);
+        }
+        match self.p.list_item(Stop::Eof)? {
+            Some((item, last)) => {
+                self.done = last;
+                Ok(Some(item))
+            }
+            None => {
+                self.done = true;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Whether items read so far have here-documents whose bodies are not
+    /// read yet (they follow the next newline).
+    pub fn heredocs_pending(&self) -> bool {
+        !self.p.pending.is_empty()
+    }
+
+    /// After the last item: the rest of the input must be empty; here-docs
+    /// still pending get empty bodies.
+    pub fn finish(&mut self) -> Result<(), ParseError> {
+        self.p.leave();
+        self.p.skip_space_and_comments();
+        if self.p.i < self.p.s.len() {
+            return Err(self.p.err(format!("unexpected `{}`", self.p.token_text())));
+        }
+        self.p.finish_heredocs_at_eof();
+        Ok(())
+    }
+
+    /// The here-documents read so far (items refer to them by index); give
+    /// them back with `restore_heredocs` before reading on.
+    pub fn take_heredocs(&mut self) -> Vec<HereDoc> {
+        std::mem::take(&mut self.p.heredocs)
+    }
+
+    pub fn restore_heredocs(&mut self, heredocs: Vec<HereDoc>) {
+        self.p.heredocs = heredocs;
+    }
 }
 
 /// Parse text that bash will evaluate as arithmetic at run time (a
 /// subscript in `declare 'a[…]=1'`, a `let` argument, a variable's value):
 /// the substitutions in it, as a script whose list is empty.
 pub fn parse_arith(text: &str, opts: &Options) -> Result<(Arith, Script), ParseError> {
-    let mut p = Parser::new(text.as_bytes(), *opts);
+    let mut p = Parser::from_text(text, *opts);
     let arith = p.arith_from_text(text, 0)?;
     Ok((
         arith,
@@ -104,6 +177,11 @@ struct Pending {
 
 struct Parser<'s> {
     s: &'s [u8],
+    /// The same bytes as text, when they are valid UTF-8 (always, for
+    /// scripts; checked once so slices need not be).
+    utf8: Option<&'s str>,
+    /// A shared copy of that text: words and literals are ranges of it.
+    shared: Option<Rc<str>>,
     i: usize,
     depth: usize,
     opts: Options,
@@ -114,14 +192,33 @@ struct Parser<'s> {
     double_depth: usize,
     /// How many `$(…)`/`<(…)` enclose the cursor.
     paren_sub_depth: usize,
+    /// Scratch space for the parts of the word being read.
+    parts_buf: Vec<Part>,
+    /// Scratch space for the words and redirections of a simple command,
+    /// and the commands of a pipeline.
+    words_buf: Vec<Word>,
+    redirects_buf: Vec<Redirect>,
+    commands_buf: Vec<Command>,
 }
 
-fn is_meta(b: u8) -> bool {
+const fn is_meta(b: u8) -> bool {
     matches!(
         b,
         b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
     )
 }
+
+/// Bytes that end a run of ordinary word characters: metacharacters,
+/// quotes, escapes and expansions.
+const WORD_BREAK: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = is_meta(b as u8) || matches!(b as u8, b'\\' | b'\'' | b'"' | b'`' | b'$');
+        b += 1;
+    }
+    t
+};
 
 fn is_name_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
@@ -139,8 +236,18 @@ pub fn is_name(s: &str) -> bool {
 
 impl<'s> Parser<'s> {
     fn new(s: &'s [u8], opts: Options) -> Parser<'s> {
+        Parser::with_text(s, std::str::from_utf8(s).ok(), opts)
+    }
+
+    fn from_text(text: &'s str, opts: Options) -> Parser<'s> {
+        Parser::with_text(text.as_bytes(), Some(text), opts)
+    }
+
+    fn with_text(s: &'s [u8], utf8: Option<&'s str>, opts: Options) -> Parser<'s> {
         Parser {
             s,
+            utf8,
+            shared: utf8.map(Rc::from),
             i: 0,
             depth: 0,
             opts,
@@ -149,6 +256,10 @@ impl<'s> Parser<'s> {
             pending: Vec::new(),
             double_depth: 0,
             paren_sub_depth: 0,
+            parts_buf: Vec::new(),
+            words_buf: Vec::new(),
+            redirects_buf: Vec::new(),
+            commands_buf: Vec::new(),
         }
     }
 
@@ -172,7 +283,28 @@ impl<'s> Parser<'s> {
     }
 
     fn text(&self, from: usize, to: usize) -> String {
-        String::from_utf8_lossy(&self.s[from.min(self.s.len())..to.min(self.s.len())]).into_owned()
+        self.slice(from, to).into_owned()
+    }
+
+    /// The source text between two offsets, as a range of the shared
+    /// copy when it can be.
+    fn text_at(&self, from: usize, to: usize) -> Text {
+        let (from, to) = (from.min(self.s.len()), to.min(self.s.len()));
+        if let Some(text) = self.shared.as_ref().and_then(|t| Text::slice(t, from, to)) {
+            return text;
+        }
+        Text::new(&self.slice(from, to))
+    }
+
+    /// The source text between two offsets, borrowed when it is valid
+    /// UTF-8 (always, but for offsets inside a character).
+    fn slice(&self, from: usize, to: usize) -> Cow<'s, str> {
+        let s: &'s [u8] = self.s;
+        let (from, to) = (from.min(s.len()), to.min(s.len()));
+        if let Some(text) = self.utf8.and_then(|t| t.get(from..to)) {
+            return Cow::Borrowed(text);
+        }
+        String::from_utf8_lossy(&s[from..to])
     }
 
     /// The next few characters, for messages.
@@ -200,6 +332,9 @@ impl<'s> Parser<'s> {
                 "nesting deeper than {} levels",
                 self.opts.max_depth
             )));
+        }
+        if super::stack::exhausted() {
+            return Err(self.err("out of stack"));
         }
         self.tick()
     }
@@ -265,7 +400,23 @@ impl<'s> Parser<'s> {
             "if", "then", "elif", "else", "fi", "case", "esac", "for", "select", "while", "until",
             "do", "done", "in", "function", "time", "{", "}", "!", "[[", "]]", "coproc",
         ];
-        RESERVED.iter().copied().find(|w| self.at_word(w))
+        // No reserved word contains a metacharacter: `at_word(w)` is the
+        // token up to the next one being `w`.
+        let token = self.token_here(8)?;
+        RESERVED.iter().copied().find(|w| w.as_bytes() == token)
+    }
+
+    /// The bytes from the cursor up to the next metacharacter (or the
+    /// end), if there are at most `max` of them.
+    fn token_here(&self, max: usize) -> Option<&'s [u8]> {
+        let s: &'s [u8] = self.s;
+        let rest = &s[self.i.min(s.len())..];
+        let window = &rest[..rest.len().min(max + 1)];
+        let end = window
+            .iter()
+            .position(|&c| is_meta(c))
+            .unwrap_or(window.len());
+        (end <= max).then(|| &rest[..end])
     }
 
     fn eat_word(&mut self, word: &str) -> bool {
@@ -293,39 +444,47 @@ impl<'s> Parser<'s> {
     fn compound_list(&mut self, stop: Stop) -> Result<List, ParseError> {
         self.enter()?;
         let mut items = Vec::new();
-        loop {
-            self.skip_linebreaks()?;
-            if self.at_stop(stop) {
+        while let Some((item, last)) = self.list_item(stop)? {
+            items.push(item);
+            if last {
                 break;
             }
-            let and_or = self.and_or()?;
-            self.skip_space_and_comments();
-            let mut background = false;
-            match self.peek() {
-                Some(b'&') if self.peek_at(1) != Some(b'&') && self.peek_at(1) != Some(b'>') => {
-                    self.i += 1;
-                    background = true;
-                }
-                Some(b';') if self.peek_at(1) != Some(b';') && self.peek_at(1) != Some(b'&') => {
-                    self.i += 1;
-                }
-                Some(b'\n') => self.newline()?,
-                _ => {
-                    items.push(ListItem { and_or, background });
-                    self.skip_space_and_comments();
-                    if self.at_stop(stop) {
-                        break;
-                    }
-                    return Err(self.err(format!("syntax error near `{}`", self.token_text())));
-                }
-            }
-            items.push(ListItem { and_or, background });
         }
         self.leave();
         if items.is_empty() && stop != Stop::Eof && stop != Stop::Paren && stop != Stop::CaseArm {
             return Err(self.err("empty command list"));
         }
         Ok(List { items })
+    }
+
+    /// The next item of a compound list with its separator, None at the
+    /// stop; `last` when no separator followed (the list ends there).
+    fn list_item(&mut self, stop: Stop) -> Result<Option<(ListItem, bool)>, ParseError> {
+        self.skip_linebreaks()?;
+        if self.at_stop(stop) {
+            return Ok(None);
+        }
+        let and_or = self.and_or()?;
+        self.skip_space_and_comments();
+        let mut background = false;
+        match self.peek() {
+            Some(b'&') if self.peek_at(1) != Some(b'&') && self.peek_at(1) != Some(b'>') => {
+                self.i += 1;
+                background = true;
+            }
+            Some(b';') if self.peek_at(1) != Some(b';') && self.peek_at(1) != Some(b'&') => {
+                self.i += 1;
+            }
+            Some(b'\n') => self.newline()?,
+            _ => {
+                self.skip_space_and_comments();
+                if self.at_stop(stop) {
+                    return Ok(Some((ListItem { and_or, background }, true)));
+                }
+                return Err(self.err(format!("syntax error near `{}`", self.token_text())));
+            }
+        }
+        Ok(Some((ListItem { and_or, background }, false)))
     }
 
     fn at_stop(&self, stop: Stop) -> bool {
@@ -342,7 +501,9 @@ impl<'s> Parser<'s> {
     }
 
     fn at_terminator_word(&self) -> bool {
-        TERMINATORS.iter().any(|w| self.at_word(w))
+        // As in `reserved_here`: no terminator contains a metacharacter.
+        self.token_here(4)
+            .is_some_and(|token| TERMINATORS.iter().any(|w| w.as_bytes() == token))
     }
 
     fn and_or(&mut self) -> Result<AndOr, ParseError> {
@@ -359,9 +520,17 @@ impl<'s> Parser<'s> {
             };
             self.i += 2;
             self.skip_linebreaks()?;
-            rest.push((op, self.pipeline()?));
+            let next = self.pipeline()?;
+            // Usually one `&&` or `||`: room for exactly that first.
+            if rest.capacity() == 0 {
+                rest.reserve_exact(1);
+            }
+            rest.push((op, next));
         }
-        Ok(AndOr { first, rest })
+        Ok(AndOr {
+            first,
+            rest: exact(rest),
+        })
     }
 
     fn pipeline(&mut self) -> Result<Pipeline, ParseError> {
@@ -386,10 +555,28 @@ impl<'s> Parser<'s> {
             }
             self.skip_space_and_comments();
         }
-        let mut commands = Vec::new();
+        let mut buf = std::mem::take(&mut self.commands_buf);
+        let result = self.pipeline_commands(&mut buf, bang || timed);
+        let commands = move_exact(&mut buf);
+        self.commands_buf = buf;
+        result?;
+        Ok(Pipeline {
+            bang,
+            timed,
+            commands,
+        })
+    }
+
+    /// The commands of a pipeline, into `commands` (none when
+    /// `may_be_empty` and the pipeline ends at once).
+    fn pipeline_commands(
+        &mut self,
+        commands: &mut Vec<Command>,
+        may_be_empty: bool,
+    ) -> Result<(), ParseError> {
         loop {
             self.skip_space_and_comments();
-            if (bang || timed) && commands.is_empty() && self.pipeline_ends_here() {
+            if may_be_empty && commands.is_empty() && self.pipeline_ends_here() {
                 // `time` or `!` alone is a valid (empty) pipeline.
                 break;
             }
@@ -410,11 +597,7 @@ impl<'s> Parser<'s> {
             }
             self.skip_linebreaks()?;
         }
-        Ok(Pipeline {
-            bang,
-            timed,
-            commands,
-        })
+        Ok(())
     }
 
     fn pipeline_ends_here(&self) -> bool {
@@ -448,7 +631,10 @@ impl<'s> Parser<'s> {
                     self.i = end + 2;
                     let arith = self.arith_from_text(&raw, start)?;
                     let redirects = self.trailing_redirects()?;
-                    return Ok(Command::Compound(Compound::Arith(arith), redirects));
+                    return Ok(Command::Compound(
+                        Compound::Arith(Box::new(arith)),
+                        redirects,
+                    ));
                 }
             }
             self.i += 1;
@@ -583,11 +769,11 @@ impl<'s> Parser<'s> {
             if pieces.len() != 3 {
                 return Err(self.err("`for ((…))` needs three expressions"));
             }
-            let parts = [
+            let parts = Box::new([
                 self.arith_from_text(&pieces[0], start)?,
                 self.arith_from_text(&pieces[1], start)?,
                 self.arith_from_text(&pieces[2], start)?,
-            ];
+            ]);
             self.skip_space_and_comments();
             if self.peek() == Some(b';') {
                 self.i += 1;
@@ -784,7 +970,7 @@ impl<'s> Parser<'s> {
                 }
                 b'(' => {
                     depth += 1;
-                    push_lit(&mut parts, "(", false);
+                    push_lit_str(&mut parts, "(", false);
                     self.i += 1;
                 }
                 b')' => {
@@ -792,11 +978,11 @@ impl<'s> Parser<'s> {
                         break;
                     }
                     depth -= 1;
-                    push_lit(&mut parts, ")", false);
+                    push_lit_str(&mut parts, ")", false);
                     self.i += 1;
                 }
                 b'|' | b' ' | b'\t' => {
-                    push_lit(&mut parts, &(c as char).to_string(), false);
+                    push_lit_str(&mut parts, &(c as char).to_string(), false);
                     self.i += 1;
                 }
                 b'\n' => return Err(self.err("newline inside a `=~` pattern")),
@@ -811,8 +997,8 @@ impl<'s> Parser<'s> {
             return Err(self.err("missing pattern after `=~`"));
         }
         Ok(Word {
-            parts,
-            raw: self.text(start, self.i),
+            parts: parts.into(),
+            raw: self.text_at(start, self.i),
         })
     }
 
@@ -889,6 +1075,23 @@ impl<'s> Parser<'s> {
     }
 
     fn simple_command(&mut self) -> Result<Command, ParseError> {
+        // Words and redirections gather in reused buffers and are moved
+        // out at their exact size (a nested command takes fresh ones).
+        let mut words = std::mem::take(&mut self.words_buf);
+        let mut redirects = std::mem::take(&mut self.redirects_buf);
+        let result = self.simple_command_into(&mut words, &mut redirects);
+        words.clear();
+        redirects.clear();
+        self.words_buf = words;
+        self.redirects_buf = redirects;
+        result
+    }
+
+    fn simple_command_into(
+        &mut self,
+        words: &mut Vec<Word>,
+        redirects: &mut Vec<Redirect>,
+    ) -> Result<Command, ParseError> {
         let start = self.i;
         let mut cmd = SimpleCommand::default();
         loop {
@@ -896,17 +1099,17 @@ impl<'s> Parser<'s> {
             self.skip_space_and_comments();
             let Some(c) = self.peek() else { break };
             if let Some(r) = self.try_redirect()? {
-                cmd.redirects.push(r);
+                redirects.push(r);
                 continue;
             }
             if is_meta(c) && !self.at(b"<(") && !self.at(b">(") {
                 if c == b'('
-                    && cmd.words.len() == 1
+                    && words.len() == 1
                     && cmd.assignments.is_empty()
-                    && cmd.redirects.is_empty()
+                    && redirects.is_empty()
                 {
                     // `name () body`
-                    let name = literal_of(&cmd.words[0])
+                    let name = literal_of(&words[0])
                         .ok_or_else(|| self.err("function name must be a literal word"))?;
                     self.i += 1;
                     self.skip_space_and_comments();
@@ -918,14 +1121,14 @@ impl<'s> Parser<'s> {
                 }
                 break;
             }
-            if cmd.words.is_empty() {
+            if words.is_empty() {
                 if let Some(a) = self.try_assignment()? {
                     cmd.assignments.push(a);
                     continue;
                 }
                 // A reserved word after assignments or redirections is an
                 // error in bash (`X=1 if …`), except as a plain word later.
-                if (!cmd.assignments.is_empty() || !cmd.redirects.is_empty())
+                if (!cmd.assignments.is_empty() || !redirects.is_empty())
                     && let Some(w) = self.reserved_here()
                     && !matches!(
                         w,
@@ -936,15 +1139,18 @@ impl<'s> Parser<'s> {
                 }
             }
             let w = self.word()?;
-            cmd.words.push(w);
+            words.push(w);
         }
-        if cmd.words.is_empty() && cmd.assignments.is_empty() && cmd.redirects.is_empty() {
+        if words.is_empty() && cmd.assignments.is_empty() && redirects.is_empty() {
             return Err(self.err(format!(
                 "syntax error near unexpected `{}`",
                 self.token_text()
             )));
         }
-        cmd.raw = self.text(start, self.i).trim_end().to_string();
+        cmd.raw = self.slice(start, self.i).trim_end().to_string();
+        cmd.words = move_exact(words);
+        cmd.redirects = move_exact(redirects);
+        cmd.assignments = exact(cmd.assignments);
         Ok(Command::Simple(cmd))
     }
 
@@ -958,7 +1164,6 @@ impl<'s> Parser<'s> {
         while self.s.get(j).copied().is_some_and(is_name_char) {
             j += 1;
         }
-        let name = self.text(self.i, j);
         let mut subscript = None;
         let mut k = j;
         if self.s.get(k) == Some(&b'[') {
@@ -1016,11 +1221,11 @@ impl<'s> Parser<'s> {
             AssignValue::Scalar(self.word_maybe_empty()?)
         };
         Ok(Some(Assignment {
-            name,
+            name: self.text(start, j),
             subscript,
             append,
             value,
-            raw: self.text(start, self.i),
+            raw: self.text_at(start, self.i),
         }))
     }
 
@@ -1077,12 +1282,12 @@ impl<'s> Parser<'s> {
                 Some(b']') if depth == 0 => break,
                 Some(b'[') => {
                     depth += 1;
-                    push_lit(&mut parts, "[", false);
+                    push_lit_str(&mut parts, "[", false);
                     self.i += 1;
                 }
                 Some(b']') => {
                     depth -= 1;
-                    push_lit(&mut parts, "]", false);
+                    push_lit_str(&mut parts, "]", false);
                     self.i += 1;
                 }
                 Some(b'\n') => return Err(self.err("newline in a subscript")),
@@ -1092,7 +1297,7 @@ impl<'s> Parser<'s> {
                     }
                 }
                 Some(c @ (b' ' | b'\t')) => {
-                    push_lit(&mut parts, &(c as char).to_string(), false);
+                    push_lit_str(&mut parts, &(c as char).to_string(), false);
                     self.i += 1;
                 }
                 Some(_) => {
@@ -1103,13 +1308,20 @@ impl<'s> Parser<'s> {
             }
         }
         Ok(Word {
-            parts,
-            raw: self.text(start, self.i),
+            parts: parts.into(),
+            raw: self.text_at(start, self.i),
         })
     }
 
     /// A redirection at the cursor, if there is one.
     fn try_redirect(&mut self) -> Result<Option<Redirect>, ParseError> {
+        // Every redirection starts with a digit, `{`, `<`, `>` or `&`.
+        if !self
+            .peek()
+            .is_some_and(|c| c.is_ascii_digit() || matches!(c, b'{' | b'<' | b'>' | b'&'))
+        {
+            return Ok(None);
+        }
         let save = self.i;
         let mut fd = None;
         let mut varfd = None;
@@ -1123,7 +1335,7 @@ impl<'s> Parser<'s> {
             && self.s.get(j + 1) != Some(&b'(')
         {
             let n: u32 = self
-                .text(self.i, j)
+                .slice(self.i, j)
                 .parse()
                 .map_err(|_| self.err("file descriptor number too large"))?;
             fd = Some(n);
@@ -1343,13 +1555,72 @@ impl<'s> Parser<'s> {
     fn word_maybe_empty(&mut self) -> Result<Word, ParseError> {
         self.enter()?;
         let start = self.i;
-        let mut parts = Vec::new();
-        while self.word_part(&mut parts, WordCtx::Plain)? {}
+        if let Some(end) = self.plain_word_end() {
+            // The common word: what `word_part` reads as one unquoted
+            // literal, then the end (with the same two steps counted).
+            self.tick()?;
+            self.i = end;
+            self.tick()?;
+            self.leave();
+            let text = self.text_at(start, end);
+            return Ok(Word {
+                parts: Parts::One(Part::Lit {
+                    text: text.clone(),
+                    quoted: false,
+                }),
+                raw: text,
+            });
+        }
+        // Parts gather in a reused buffer and are then moved out: a single
+        // part (most words) inline, more at their exact size.
+        let mut buf = std::mem::take(&mut self.parts_buf);
+        let result = loop {
+            match self.word_part(&mut buf, WordCtx::Plain) {
+                Ok(true) => {}
+                Ok(false) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        let parts = match buf.pop() {
+            Some(only) if buf.is_empty() => Parts::One(only),
+            last => {
+                let mut v = Vec::with_capacity(buf.len() + 1);
+                v.append(&mut buf);
+                v.extend(last);
+                Parts::Many(v)
+            }
+        };
+        self.parts_buf = buf;
+        result?;
         self.leave();
         Ok(Word {
             parts,
-            raw: self.text(start, self.i),
+            raw: self.text_at(start, self.i),
         })
+    }
+
+    /// Where the word at the cursor ends if it is a run of ordinary
+    /// characters (no quotes, escapes or expansions) ended by a
+    /// metacharacter (other than `<(` and `>(`, which continue a word) or
+    /// by the end of the input.
+    fn plain_word_end(&self) -> Option<usize> {
+        let rest = &self.s[self.i.min(self.s.len())..];
+        let n = rest
+            .iter()
+            .position(|&b| WORD_BREAK[usize::from(b)])
+            .unwrap_or(rest.len());
+        if n == 0 {
+            return None;
+        }
+        match rest.get(n) {
+            None => Some(self.i + n),
+            Some(&c)
+                if is_meta(c) && !(matches!(c, b'<' | b'>') && rest.get(n + 1) == Some(&b'(')) =>
+            {
+                Some(self.i + n)
+            }
+            Some(_) => None,
+        }
     }
 
     /// Read one part of a word into `parts`. Returns false at the end of
@@ -1365,12 +1636,12 @@ impl<'s> Parser<'s> {
                     Some(b'\n') => self.i += 2,
                     Some(n) => {
                         let len = utf8_len(n);
-                        let t = self.text(self.i + 1, self.i + 1 + len);
-                        push_lit(parts, &t, true);
+                        let t = self.text_at(self.i + 1, self.i + 1 + len);
+                        push_lit(parts, t, true);
                         self.i += 1 + len;
                     }
                     None => {
-                        push_lit(parts, "\\", true);
+                        push_lit_str(parts, "\\", true);
                         self.i += 1;
                     }
                 }
@@ -1381,8 +1652,8 @@ impl<'s> Parser<'s> {
                     .iter()
                     .position(|b| *b == b'\'')
                     .ok_or_else(|| self.err("unterminated single quote"))?;
-                let t = self.text(self.i + 1, self.i + 1 + end);
-                push_lit(parts, &t, true);
+                let t = self.text_at(self.i + 1, self.i + 1 + end);
+                push_lit(parts, t, true);
                 self.i += end + 2;
                 Ok(true)
             }
@@ -1435,8 +1706,8 @@ impl<'s> Parser<'s> {
                     // `]` in a subscript or `}` in an operand: caller's.
                     return Ok(false);
                 }
-                let t = self.text(start, self.i);
-                push_lit(parts, &t, false);
+                let t = self.text_at(start, self.i);
+                push_lit(parts, t, false);
                 Ok(true)
             }
         }
@@ -1460,11 +1731,11 @@ impl<'s> Parser<'s> {
                 b'\\' => match self.peek_at(1) {
                     Some(b'\n') => self.i += 2,
                     Some(n @ (b'$' | b'`' | b'"' | b'\\')) => {
-                        push_lit(&mut parts, &(n as char).to_string(), true);
+                        push_lit_str(&mut parts, &(n as char).to_string(), true);
                         self.i += 2;
                     }
                     _ => {
-                        push_lit(&mut parts, "\\", true);
+                        push_lit_str(&mut parts, "\\", true);
                         self.i += 1;
                     }
                 },
@@ -1481,14 +1752,14 @@ impl<'s> Parser<'s> {
                         }
                         self.i += 1;
                     }
-                    let t = self.text(start, self.i);
-                    push_lit(&mut parts, &t, true);
+                    let t = self.text_at(start, self.i);
+                    push_lit(&mut parts, t, true);
                 }
             }
         }
         self.double_depth -= 1;
         self.leave();
-        Ok(parts)
+        Ok(exact(parts))
     }
 
     /// `$…` at the cursor.
@@ -1501,7 +1772,7 @@ impl<'s> Parser<'s> {
                 {
                     let raw = self.text(self.i + 3, end);
                     self.i = end + 2;
-                    parts.push(Part::Arith(self.arith_from_text(&raw, start)?));
+                    parts.push(Part::Arith(Box::new(self.arith_from_text(&raw, start)?)));
                     return Ok(());
                 }
                 self.i += 2;
@@ -1514,7 +1785,7 @@ impl<'s> Parser<'s> {
             Some(b'{') => {
                 self.i += 2;
                 let p = self.brace_param(start)?;
-                parts.push(Part::Param(p));
+                parts.push(Part::Param(Box::new(p)));
             }
             Some(b'[') => {
                 // Legacy arithmetic `$[…]`.
@@ -1532,12 +1803,12 @@ impl<'s> Parser<'s> {
                 }
                 let raw = self.text(self.i + 2, j);
                 self.i = j + 1;
-                parts.push(Part::Arith(self.arith_from_text(&raw, start)?));
+                parts.push(Part::Arith(Box::new(self.arith_from_text(&raw, start)?)));
             }
             Some(b'\'') if !in_double => {
                 self.i += 2;
                 let text = self.ansi_c()?;
-                push_lit(parts, &text, true);
+                push_lit_str(parts, &text, true);
             }
             Some(b'"') if !in_double => {
                 self.i += 2;
@@ -1551,7 +1822,10 @@ impl<'s> Parser<'s> {
                 }
                 let name = self.text(self.i + 1, j);
                 self.i = j;
-                parts.push(Part::Param(simple_param(name, self.text(start, j))));
+                parts.push(Part::Param(Box::new(simple_param(
+                    name,
+                    self.text_at(start, j),
+                ))));
             }
             Some(c)
                 if c.is_ascii_digit()
@@ -1559,10 +1833,13 @@ impl<'s> Parser<'s> {
             {
                 self.i += 2;
                 let name = (c as char).to_string();
-                parts.push(Part::Param(simple_param(name, self.text(start, self.i))));
+                parts.push(Part::Param(Box::new(simple_param(
+                    name,
+                    self.text_at(start, self.i),
+                ))));
             }
             _ => {
-                push_lit(parts, "$", in_double);
+                push_lit_str(parts, "$", in_double);
                 self.i += 1;
             }
         }
@@ -1580,7 +1857,7 @@ impl<'s> Parser<'s> {
             subscript: None,
             op: None,
             operands: Vec::new(),
-            raw: String::new(),
+            raw: Text::default(),
         };
         // `${#}` `${#x}` `${!}` `${!x}`
         if self.peek() == Some(b'#') && !matches!(self.peek_at(1), Some(b'}')) {
@@ -1627,7 +1904,7 @@ impl<'s> Parser<'s> {
         if self.peek() == Some(b'}') {
             self.i += 1;
             p.plain = !p.indirect && !p.length && p.subscript.is_none();
-            p.raw = self.text(start, self.i);
+            p.raw = self.text_at(start, self.i);
             self.leave();
             return Ok(p);
         }
@@ -1676,14 +1953,14 @@ impl<'s> Parser<'s> {
                         if (c == b'<' || c == b'>') && self.peek_at(1) == Some(b'(') {
                             self.word_part(&mut parts, WordCtx::ParamOperand)?;
                         } else {
-                            push_lit(&mut parts, &(c as char).to_string(), false);
+                            push_lit_str(&mut parts, &(c as char).to_string(), false);
                             self.i += 1;
                         }
                     }
                     Some(b'\'') if self.in_double_context() => {
                         // Inside "…", single quotes in most operands are
                         // literal: what they enclose is expanded.
-                        push_lit(&mut parts, "'", true);
+                        push_lit_str(&mut parts, "'", true);
                         self.i += 1;
                     }
                     Some(b'"') => {
@@ -1699,8 +1976,8 @@ impl<'s> Parser<'s> {
                 }
             }
             p.operands.push(Word {
-                parts,
-                raw: self.text(operand_start, self.i),
+                parts: parts.into(),
+                raw: self.text_at(operand_start, self.i),
             });
         }
         if self.peek() != Some(b'}') {
@@ -1708,7 +1985,7 @@ impl<'s> Parser<'s> {
         }
         self.i += 1;
         p.op = Some(op);
-        p.raw = self.text(start, self.i);
+        p.raw = self.text_at(start, self.i);
         self.leave();
         Ok(p)
     }
@@ -1942,11 +2219,11 @@ impl<'s> Parser<'s> {
                     b'\\' => match sub.peek_at(1) {
                         Some(b'\n') => sub.i += 2,
                         Some(n @ (b'$' | b'`' | b'\\')) => {
-                            push_lit(&mut parts, &(n as char).to_string(), true);
+                            push_lit_str(&mut parts, &(n as char).to_string(), true);
                             sub.i += 2;
                         }
                         _ => {
-                            push_lit(&mut parts, "\\", true);
+                            push_lit_str(&mut parts, "\\", true);
                             sub.i += 1;
                         }
                     },
@@ -1963,8 +2240,8 @@ impl<'s> Parser<'s> {
                             }
                             sub.i += 1;
                         }
-                        let t = sub.text(start, sub.i);
-                        push_lit(&mut parts, &t, true);
+                        let t = sub.text_at(start, sub.i);
+                        push_lit(&mut parts, t, true);
                     }
                 }
             }
@@ -2032,10 +2309,9 @@ impl<'s> Parser<'s> {
     /// Parse an arithmetic expression text: find substitutions and the
     /// variable names it evaluates.
     fn arith_from_text(&mut self, raw: &str, at: usize) -> Result<Arith, ParseError> {
-        let b = raw.as_bytes();
         let mut names = Vec::new();
         let mut parts = Vec::new();
-        let mut sub = Parser::new(b, self.opts);
+        let mut sub = Parser::from_text(raw, self.opts);
         sub.depth = self.depth + 1;
         sub.heredocs = std::mem::take(&mut self.heredocs);
         let result = (|| -> Result<(), ParseError> {
@@ -2245,20 +2521,41 @@ fn utf8_len(first: u8) -> usize {
 }
 
 /// Append literal text, merging with a previous literal of the same kind.
-fn push_lit(parts: &mut Vec<Part>, text: &str, quoted: bool) {
+/// The vector without spare capacity (syntax trees of big scripts are
+/// mostly short vectors; growth leaves room for four elements).
+fn exact<T>(mut v: Vec<T>) -> Vec<T> {
+    if v.capacity() > v.len() {
+        v.shrink_to_fit();
+    }
+    v
+}
+
+/// Add literal text to a word's parts, joined to a literal part of the
+/// same quoting before it.
+/// All of `buf`'s elements, moved into a vector of their exact size
+/// (`buf` keeps its capacity).
+fn move_exact<T>(buf: &mut Vec<T>) -> Vec<T> {
+    let mut v = Vec::with_capacity(buf.len());
+    v.append(buf);
+    v
+}
+
+fn push_lit(parts: &mut Vec<Part>, text: Text, quoted: bool) {
     if let Some(Part::Lit { text: t, quoted: q }) = parts.last_mut()
         && *q == quoted
     {
-        t.push_str(text);
+        *t = t.join(&text);
         return;
     }
-    parts.push(Part::Lit {
-        text: text.to_string(),
-        quoted,
-    });
+    parts.push(Part::Lit { text, quoted });
 }
 
-fn simple_param(name: String, raw: String) -> Param {
+/// `push_lit` for text that is not a range of the source.
+fn push_lit_str(parts: &mut Vec<Part>, text: &str, quoted: bool) {
+    push_lit(parts, Text::new(text), quoted);
+}
+
+fn simple_param(name: String, raw: Text) -> Param {
     Param {
         name,
         plain: true,
@@ -2277,10 +2574,10 @@ fn stderr_to_stdout() -> Redirect {
         varfd: None,
         op: RedirOp::DupOut,
         target: RedirTarget::Word(Word {
-            parts: vec![Part::Lit {
+            parts: Parts::One(Part::Lit {
                 text: "1".into(),
                 quoted: false,
-            }],
+            }),
             raw: "1".into(),
         }),
     }

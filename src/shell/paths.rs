@@ -16,9 +16,7 @@ pub fn resolve(cwd: &Path, target: &str) -> (PathBuf, PathBuf) {
     } else {
         cwd.join(target)
     };
-    let full = canonical(&joined, true);
-    let lexical = canonical(&joined, false);
-    (full, lexical)
+    canonical_pair(&joined)
 }
 
 /// The directory a glob pattern searches: the part before the first
@@ -34,12 +32,15 @@ pub fn glob_base(cwd: &Path, pattern: &str) -> PathBuf {
     } else {
         cwd.join(dir)
     };
-    canonical(&base, true)
+    canonical_pair(&base).0
 }
 
 /// Walk the components, following symlinks while the path exists; once a
-/// component is missing, the rest is taken lexically.
-fn canonical(path: &Path, follow_last: bool) -> PathBuf {
+/// component is missing, the rest is taken lexically. Two results: the last
+/// component followed if it is a symlink, and not. Both walks take the same
+/// steps (and system calls) up to the last component, so they are one walk
+/// that notes where the second would have stopped.
+fn canonical_pair(path: &Path) -> (PathBuf, PathBuf) {
     let mut pending: Vec<OsString> = path
         .components()
         .rev()
@@ -52,18 +53,25 @@ fn canonical(path: &Path, follow_last: bool) -> PathBuf {
     let mut out = PathBuf::from("/");
     let mut exists = true;
     let mut links = 0;
+    // Where the walk that does not follow the last component ends.
+    let mut lexical = None;
     while let Some(name) = pending.pop() {
         if name == ".." {
             out.pop();
             continue;
         }
-        let next = out.join(&name);
-        let is_last = pending.is_empty();
-        if exists && (!is_last || follow_last) {
-            match std::fs::symlink_metadata(&next) {
+        // `out` becomes the next path in place (no copy per component); a
+        // symlink puts it back to the parent.
+        out.push(&name);
+        if pending.is_empty() && lexical.is_none() {
+            lexical = Some(out.clone());
+        }
+        if exists {
+            match std::fs::symlink_metadata(&out) {
                 Ok(meta) if meta.file_type().is_symlink() && links < MAX_SYMLINKS => {
                     links += 1;
-                    if let Ok(target) = std::fs::read_link(&next) {
+                    if let Ok(target) = std::fs::read_link(&out) {
+                        out.pop();
                         if target.is_absolute() {
                             out = PathBuf::from("/");
                         }
@@ -76,19 +84,14 @@ fn canonical(path: &Path, follow_last: bool) -> PathBuf {
                         }
                         continue;
                     }
-                    out = next;
                 }
-                Ok(_) => out = next,
-                Err(_) => {
-                    exists = false;
-                    out = next;
-                }
+                Ok(_) => {}
+                Err(_) => exists = false,
             }
-        } else {
-            out = next;
         }
     }
-    out
+    let lexical = lexical.unwrap_or_else(|| out.clone());
+    (out, lexical)
 }
 
 #[cfg(test)]

@@ -782,3 +782,51 @@ fn analyses_a_large_script_quickly() {
     assert!(an.opaque.is_none());
     assert!(start.elapsed() < Duration::from_secs(2));
 }
+
+#[test]
+fn walking_item_by_item_matches_walking_the_whole_tree() {
+    let cwd = Path::new("/work/project");
+    for script in [
+        "cat <<EOF; echo $(date)\nbody $(rm -rf x)\nEOF\nrm y\n",
+        "cat <<A <<'B' && ls; cd sub\na $HOME\nA\nb\nB\nrm -rf build > out.txt\n",
+        "f() { cd /tmp; }\nf\nrm z\nX=1 env | grep X &\nwait\n",
+        "for f in *.txt; do mv \"$f\" \"${f%.txt}.md\"; done\ncat <<EOF",
+        "echo a; echo b\nif true; then\n  rm c\nfi\necho d )",
+        "bash -c 'cd /etc && cat passwd'; PROMPT_COMMAND='rm -rf q'\n",
+    ] {
+        let req = request(script, cwd);
+        let text = std::str::from_utf8(&req.script).unwrap();
+        let streamed = super::run(text, &req, Instant::now() + req.budget);
+        let whole = match super::parse::parse(text, &super::parse::Options::default()) {
+            Ok(tree) => {
+                let input = super::walk::Input {
+                    positional: req.positional.clone(),
+                    cwd: req.cwd.clone(),
+                    home: req.home.clone(),
+                    env: req.env.clone(),
+                    trust_env: req.trust_env,
+                    dialect: req.dialect,
+                    deadline: None,
+                };
+                super::walk::walk(&tree, text, &input)
+            }
+            Err(e) => Analysis::opaque(format!("{} (at byte {})", e.message, e.offset)),
+        };
+        assert_eq!(streamed, whole, "{script}");
+    }
+}
+
+#[test]
+fn deep_large_scripts_move_to_a_big_stack_with_the_same_result() {
+    // Larger than the inline size, nested past the caller's stack budget:
+    // analysed again on the analysis thread, not made opaque.
+    let pad = "ls -la\n".repeat(100);
+    let deep = format!(
+        "{pad}{}rm -rf build{}\n",
+        "if true; then ".repeat(300),
+        "; fi".repeat(300)
+    );
+    let an = a(&deep);
+    assert!(an.opaque.is_none(), "{:?}", an.opaque);
+    assert_eq!(names(&an).last().map(String::as_str), Some("rm"));
+}

@@ -152,6 +152,69 @@ struct Frame {
     stdin: Stdin,
 }
 
+/// The taint scans of script texts (each reads a whole text), remembered
+/// by text: a large script asks about the same names again and again.
+/// Entries keep their text alive, so an address names one text (nested
+/// texts are forgotten when their walk ends).
+#[derive(Default)]
+struct TextScans {
+    by_text: std::cell::RefCell<HashMap<usize, (Rc<str>, Scans)>>,
+}
+
+#[derive(Default)]
+struct Scans {
+    everything: Option<bool>,
+    tainted: HashMap<String, bool>,
+    unsafely: HashMap<String, bool>,
+}
+
+impl TextScans {
+    fn with<T>(&self, text: &Rc<str>, f: impl FnOnce(&mut Scans) -> T) -> T {
+        let mut by_text = self.by_text.borrow_mut();
+        let key = Rc::as_ptr(text).cast::<u8>().addr();
+        let entry = by_text
+            .entry(key)
+            .or_insert_with(|| (Rc::clone(text), Scans::default()));
+        f(&mut entry.1)
+    }
+
+    /// Drop what is remembered about a text.
+    fn forget(&self, text: &Rc<str>) {
+        let key = Rc::as_ptr(text).cast::<u8>().addr();
+        self.by_text.borrow_mut().remove(&key);
+    }
+
+    fn taints_everything(&self, text: &Rc<str>) -> bool {
+        self.with(text, |s| {
+            *s.everything.get_or_insert_with(|| taints_everything(text))
+        })
+    }
+
+    fn is_tainted(&self, text: &Rc<str>, name: &str) -> bool {
+        self.with(text, |s| match s.tainted.get(name) {
+            Some(v) => *v,
+            None => *s
+                .tainted
+                .entry(name.to_string())
+                .or_insert_with(|| is_tainted(text, name)),
+        })
+    }
+
+    fn assigned_unsafely(&self, text: &Rc<str>, name: &str) -> bool {
+        self.with(text, |s| match s.unsafely.get(name) {
+            Some(v) => *v,
+            None => *s
+                .unsafely
+                .entry(name.to_string())
+                .or_insert_with(|| assigned_unsafely(text, name)),
+        })
+    }
+}
+
+/// Path resolutions in one working directory, by target text.
+type ResolvedIn =
+    HashMap<String, (PathBuf, PathBuf), std::hash::BuildHasherDefault<commands::NameHasher>>;
+
 struct Walker<'a> {
     input: &'a Input,
     out: Analysis,
@@ -167,44 +230,103 @@ struct Walker<'a> {
     /// Variables declared integer (`declare -i`).
     integers: std::collections::HashSet<String>,
     arith_depth: usize,
-    /// Path resolutions already done.
-    resolved: HashMap<(PathBuf, String), (PathBuf, PathBuf)>,
+    /// Scratch space for expanding redirection targets.
+    arg_buf: Vec<Arg>,
+    /// Calls of `out_of_time`.
+    clock_checks: u32,
+    /// Path resolutions already done: by working directory (its bytes:
+    /// hashing a path by components costs more than the lookup), then by
+    /// target text.
+    resolved: HashMap<
+        std::ffi::OsString,
+        ResolvedIn,
+        std::hash::BuildHasherDefault<commands::NameHasher>,
+    >,
+    resolved_count: usize,
+    /// The taint scans of script texts, remembered.
+    scans: TextScans,
 }
 
 /// Walk a parsed top-level script.
 pub fn walk(script: &Script, text: &str, input: &Input) -> Analysis {
-    let mut w = Walker {
-        input,
-        out: Analysis::default(),
-        functions: BTreeMap::new(),
-        at_start: true,
-        written: Vec::new(),
-        nested_scripts: 0,
-        values: HashMap::new(),
-        integers: std::collections::HashSet::new(),
-        arith_depth: 0,
-        resolved: HashMap::new(),
-    };
-    let mut frame = Frame {
-        positional: Some(Rc::new(input.positional.clone())),
-        via: Vec::new(),
-        depth: 0,
-        in_function: None,
-        cwd: Rc::new(Cwd {
-            primary: Some(input.cwd.clone()),
-            others: Vec::new(),
-        }),
-        texts: Rc::new(vec![Rc::from(text)]),
-        dialect: input.dialect,
-        cd_fresh: false,
-        stdin: Stdin::Inherited,
-    };
-    if input.dialect == Dialect::Posix && text.contains("$'") {
-        return Analysis::opaque("$'…' means different things to bash and to sh/dash");
+    let mut session = Session::new(text, input);
+    session.walk(&script.list, script);
+    session.finish()
+}
+
+/// A walk of a top-level script given a part at a time (in order): the
+/// same result as `walk` on the whole.
+pub struct Session<'a> {
+    w: Walker<'a>,
+    frame: Frame,
+    /// The result, decided before walking anything.
+    early: Option<Analysis>,
+}
+
+impl std::fmt::Debug for Session<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("commands", &self.w.out.commands.len())
+            .finish()
     }
-    w.list(&script.list, script, &mut frame);
-    w.out.functions = w.functions.keys().cloned().collect();
-    w.out
+}
+
+impl<'a> Session<'a> {
+    pub fn new(text: &str, input: &'a Input) -> Session<'a> {
+        let mut w = Walker {
+            input,
+            out: Analysis::default(),
+            functions: BTreeMap::new(),
+            at_start: true,
+            written: Vec::new(),
+            nested_scripts: 0,
+            values: HashMap::new(),
+            integers: std::collections::HashSet::new(),
+            arith_depth: 0,
+            resolved: HashMap::default(),
+            resolved_count: 0,
+            scans: TextScans::default(),
+            arg_buf: Vec::new(),
+            clock_checks: u32::MAX,
+        };
+        let frame = Frame {
+            positional: Some(Rc::new(input.positional.clone())),
+            via: Vec::new(),
+            depth: 0,
+            in_function: None,
+            cwd: Rc::new(Cwd {
+                primary: Some(input.cwd.clone()),
+                others: Vec::new(),
+            }),
+            texts: Rc::new(vec![Rc::from(text)]),
+            dialect: input.dialect,
+            cd_fresh: false,
+            stdin: Stdin::Inherited,
+        };
+        // Room for the commands at about one per 16 bytes of script (a
+        // capacity hint: growing a vector of records copies them).
+        w.out.commands.reserve((text.len() / 16).min(MAX_COMMANDS));
+        let early = (input.dialect == Dialect::Posix && text.contains("$'"))
+            .then(|| Analysis::opaque("$'…' means different things to bash and to sh/dash"));
+        Session { w, frame, early }
+    }
+
+    /// Walk the next items of the top-level list (`sc` holds the
+    /// here-documents they refer to).
+    pub fn walk(&mut self, list: &List, sc: &Script) {
+        if self.early.is_none() {
+            self.w.list(list, sc, &mut self.frame);
+        }
+    }
+
+    pub fn finish(self) -> Analysis {
+        if let Some(early) = self.early {
+            return early;
+        }
+        let mut out = self.w.out;
+        out.functions = self.w.functions.keys().cloned().collect();
+        out
+    }
 }
 
 /// Expansion environment for one frame.
@@ -227,11 +349,12 @@ impl expand::Env for EnvView<'_> {
         if !input.trust_env || SHELL_MANAGED.contains(&name) {
             return VarValue::Unknown;
         }
+        let scans = &self.walker.scans;
         if self
             .frame
             .texts
             .iter()
-            .any(|t| taints_everything(t) || is_tainted(t, name))
+            .any(|t| scans.taints_everything(t) || scans.is_tainted(t, name))
         {
             return VarValue::Unknown;
         }
@@ -244,39 +367,41 @@ impl expand::Env for EnvView<'_> {
 }
 
 /// Commands `Walker::builtin` interprets.
-const BUILTINS: &[&str] = &[
-    "cd",
-    "pushd",
-    "popd",
-    "eval",
-    "source",
-    ".",
-    "exec",
-    "command",
-    "builtin",
-    "alias",
-    "unalias",
-    "shopt",
-    "set",
-    "shift",
-    "enable",
-    "hash",
-    "trap",
-    "declare",
-    "typeset",
-    "local",
-    "export",
-    "readonly",
-    "read",
-    "mapfile",
-    "readarray",
-    "getopts",
-    "printf",
-    "test",
-    "[",
-    "let",
-    "unset",
-];
+fn is_builtin(name: &str) -> bool {
+    matches!(
+        name,
+        "cd" | "pushd"
+            | "popd"
+            | "eval"
+            | "source"
+            | "."
+            | "exec"
+            | "command"
+            | "builtin"
+            | "alias"
+            | "unalias"
+            | "shopt"
+            | "set"
+            | "shift"
+            | "enable"
+            | "hash"
+            | "trap"
+            | "declare"
+            | "typeset"
+            | "local"
+            | "export"
+            | "readonly"
+            | "read"
+            | "mapfile"
+            | "readarray"
+            | "getopts"
+            | "printf"
+            | "test"
+            | "["
+            | "let"
+            | "unset"
+    )
+}
 
 /// Variables bash itself sets or changes while running.
 const SHELL_MANAGED: &[&str] = &[
@@ -429,7 +554,13 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn out_of_time(&self) -> bool {
+    /// Past the deadline? (The clock is read every few calls: reading it
+    /// costs more than walking a simple command.)
+    fn out_of_time(&mut self) -> bool {
+        self.clock_checks = self.clock_checks.wrapping_add(1);
+        if !self.clock_checks.is_multiple_of(16) {
+            return false;
+        }
         self.input.deadline.is_some_and(|d| Instant::now() > d)
     }
 
@@ -487,6 +618,10 @@ impl<'a> Walker<'a> {
     fn command(&mut self, c: &Command, sc: &Script, f: &mut Frame, stdin: Stdin) {
         if self.out_of_time() {
             self.give_up("analysis time budget exceeded");
+            return;
+        }
+        if super::stack::exhausted() {
+            self.give_up("out of stack");
             return;
         }
         match c {
@@ -564,7 +699,7 @@ impl<'a> Walker<'a> {
                 self.list(body, sc, f);
             }
             Compound::ArithFor { parts, body } => {
-                for a in parts {
+                for a in parts.iter() {
                     self.arith(a, sc, f);
                 }
                 self.list(body, sc, f);
@@ -649,8 +784,10 @@ impl<'a> Walker<'a> {
     /// (or to text with code in it): arithmetic would evaluate that value.
     fn var_is_unsafe(&self, name: &str, f: &Frame) -> bool {
         // Values from the environment are the harness's, not the agent's.
-        f.texts.iter().any(|t| is_tainted(t, name))
-            && f.texts.iter().any(|t| assigned_unsafely(t, name))
+        f.texts.iter().any(|t| self.scans.is_tainted(t, name))
+            && f.texts
+                .iter()
+                .any(|t| self.scans.assigned_unsafely(t, name))
     }
 
     // ------------------------------------------------------------ simple
@@ -662,11 +799,13 @@ impl<'a> Walker<'a> {
             let value = self.assignment(a, sc, f, leading, !s.words.is_empty());
             env.push((a.name.clone(), value));
         }
-        let mut argv = Vec::new();
+        let mut argv = Vec::with_capacity(s.words.len());
         let mut first_dynamic = false;
         for (i, w) in s.words.iter().enumerate() {
-            let expanded = self.word(w, Mode::Argv, sc, f);
+            let from = argv.len();
+            self.word_into(w, Mode::Argv, sc, f, &mut argv);
             if i == 0 {
+                let expanded = &argv[from..];
                 // argv[0] is dynamic unless its word is plain text that
                 // became exactly one literal word (a parameter, even a
                 // known one, brace expansion into several words, a glob:
@@ -677,7 +816,6 @@ impl<'a> Walker<'a> {
                             && !matches!(p, Part::Double(inner) if inner.iter().all(|q| matches!(q, Part::Lit { .. })))
                     });
             }
-            argv.extend(expanded);
         }
         let redirect_stdin = self.redirects(&s.redirects, sc, f, Some(self.out.commands.len()));
         if s.words.is_empty() {
@@ -741,7 +879,7 @@ impl<'a> Walker<'a> {
                     }
                 }
                 Arg {
-                    raw: a.raw.clone(),
+                    raw: a.raw.as_str().to_owned(),
                     value: ArgValue::Dynamic { resolved: None },
                 }
             }
@@ -883,13 +1021,21 @@ impl<'a> Walker<'a> {
 
     /// Walk the substitutions in a word and expand it.
     fn word(&mut self, w: &Word, mode: Mode, sc: &Script, f: &mut Frame) -> Vec<Arg> {
+        let mut out = Vec::new();
+        self.word_into(w, mode, sc, f, &mut out);
+        out
+    }
+
+    /// `word`, appending to `out`.
+    fn word_into(&mut self, w: &Word, mode: Mode, sc: &Script, f: &mut Frame, out: &mut Vec<Arg>) {
         self.parts(&w.parts, sc, f);
         let view = EnvView {
             walker: self,
             frame: f,
         };
-        let out = expand::expand(w, mode, &view);
-        if f.dialect == Dialect::Posix && out.len() > 1 && w.raw.contains('{') {
+        let from = out.len();
+        expand::expand_into(w, mode, &view, out);
+        if f.dialect == Dialect::Posix && out.len() - from > 1 && w.raw.contains('{') {
             // dash has no brace expansion; bash (and so `sh` through the
             // shim) has: which one runs is not known here.
             self.give_up(format!(
@@ -897,11 +1043,17 @@ impl<'a> Walker<'a> {
                 w.raw
             ));
         }
-        out
     }
 
     fn parts(&mut self, parts: &[Part], sc: &Script, f: &mut Frame) {
         for p in parts {
+            if matches!(p, Part::Lit { .. }) {
+                continue;
+            }
+            if super::stack::exhausted() {
+                self.give_up("out of stack");
+                return;
+            }
             match p {
                 Part::Lit { .. } => {}
                 Part::Double(inner) => self.parts(inner, sc, f),
@@ -1017,8 +1169,11 @@ impl<'a> Walker<'a> {
                     }
                 }
                 RedirTarget::Word(w) => {
-                    let mut targets = self.word(w, Mode::Single, sc, f);
-                    let target = targets.pop().unwrap_or_else(|| Arg::literal(""));
+                    let mut targets = std::mem::take(&mut self.arg_buf);
+                    self.word_into(w, Mode::Single, sc, f, &mut targets);
+                    let mut target = targets.pop().unwrap_or_else(|| Arg::literal(""));
+                    targets.clear();
+                    self.arg_buf = targets;
                     let kind = match r.op {
                         RedirOp::Write | RedirOp::Clobber | RedirOp::WriteBoth => {
                             Some(EffectKind::Write)
@@ -1052,7 +1207,7 @@ impl<'a> Walker<'a> {
                     };
                     if let Some(kind) = kind {
                         if r.op == RedirOp::Read && fd0 {
-                            stdin = Some(match w.parts.as_slice() {
+                            stdin = Some(match &*w.parts {
                                 [Part::ProcessSub { .. }] => Stdin::Dynamic,
                                 _ => Stdin::File {
                                     path: target.known().map(|t| self.resolve(t, f).0),
@@ -1065,7 +1220,8 @@ impl<'a> Walker<'a> {
                         // /dev/null, /dev/stdout … are not files (every
                         // other device is recorded: disks, /dev/tcp).
                         if !target.known().is_some_and(stream_device) {
-                            self.effect(kind, &target, false, f, cmd, true, 1);
+                            let raw = std::mem::take(&mut target.raw);
+                            self.effect_of(kind, &target.value, raw, false, f, cmd, true, 1);
                         }
                     }
                 }
@@ -1078,20 +1234,28 @@ impl<'a> Walker<'a> {
 
     /// `paths::resolve`, remembered: scripts touch the same paths often.
     fn resolve_in(&mut self, cwd: &std::path::Path, text: &str) -> (PathBuf, PathBuf) {
-        let key = (cwd.to_path_buf(), text.to_string());
-        if let Some(hit) = self.resolved.get(&key) {
+        if let Some(hit) = self.resolved.get(cwd.as_os_str()).and_then(|m| m.get(text)) {
             return hit.clone();
         }
         let value = paths::resolve(cwd, text);
-        if self.resolved.len() < 4096 {
-            self.resolved.insert(key, value.clone());
+        if self.resolved_count < 4096 {
+            self.resolved_count += 1;
+            self.resolved
+                .entry(cwd.as_os_str().to_os_string())
+                .or_default()
+                .insert(text.to_string(), value.clone());
         }
         value
     }
 
-    fn resolve(&self, text: &str, f: &Frame) -> (PathBuf, PathBuf) {
-        let cwd = f.cwd.primary.clone().unwrap_or_else(|| PathBuf::from("/"));
-        paths::resolve(&cwd, text)
+    /// `resolve_in` the frame's working directory (`/` when unknown).
+    fn resolve(&mut self, text: &str, f: &Frame) -> (PathBuf, PathBuf) {
+        let cwd = f
+            .cwd
+            .primary
+            .as_deref()
+            .unwrap_or(std::path::Path::new("/"));
+        self.resolve_in(cwd, text)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1105,16 +1269,34 @@ impl<'a> Walker<'a> {
         redirect: bool,
         count: usize,
     ) {
-        let (target_kind, text) = match &target.value {
-            ArgValue::Literal { text } => (TargetKind::Literal, Some(text.clone())),
-            ArgValue::Glob { pattern } => (TargetKind::Glob, Some(pattern.clone())),
-            ArgValue::Dynamic { resolved } => (TargetKind::Dynamic, resolved.clone()),
+        let raw = target.raw.clone();
+        self.effect_of(kind, &target.value, raw, recursive, f, cmd, redirect, count);
+    }
+
+    /// `effect` for a target given as its value and its text as written.
+    #[allow(clippy::too_many_arguments)]
+    fn effect_of(
+        &mut self,
+        kind: EffectKind,
+        value: &ArgValue,
+        raw: String,
+        recursive: bool,
+        f: &Frame,
+        cmd: Option<usize>,
+        redirect: bool,
+        count: usize,
+    ) {
+        let (target_kind, text) = match value {
+            ArgValue::Literal { text } => (TargetKind::Literal, Some(text.as_str())),
+            ArgValue::Glob { pattern } => (TargetKind::Glob, Some(pattern.as_str())),
+            ArgValue::Dynamic { resolved } => (TargetKind::Dynamic, resolved.as_deref()),
         };
-        let relative = text.as_deref().is_some_and(|t| !t.starts_with('/'));
+        let relative = text.is_some_and(|t| !t.starts_with('/'));
         let cwd_known = f.cwd.primary.is_some();
-        let (path, lexical, alternatives) = match &text {
+        let root = std::path::Path::new("/");
+        let (path, lexical, alternatives) = match text {
             Some(t) if !relative || cwd_known => {
-                let cwd = f.cwd.primary.clone().unwrap_or_else(|| PathBuf::from("/"));
+                let cwd = f.cwd.primary.as_deref().unwrap_or(root);
                 let others: Vec<PathBuf> = if relative {
                     f.cwd
                         .others
@@ -1128,10 +1310,10 @@ impl<'a> Walker<'a> {
                     Vec::new()
                 };
                 if target_kind == TargetKind::Glob {
-                    let base = paths::glob_base(&cwd, t);
+                    let base = paths::glob_base(cwd, t);
                     (Some(base.clone()), Some(base), others)
                 } else {
-                    let (p, l) = self.resolve_in(&cwd, t);
+                    let (p, l) = self.resolve_in(cwd, t);
                     (Some(p), Some(l), others)
                 }
             }
@@ -1147,7 +1329,7 @@ impl<'a> Walker<'a> {
         self.out.effects.push(Effect {
             kind,
             target: target_kind,
-            raw: target.raw.clone(),
+            raw,
             path,
             lexical,
             alternatives,
@@ -1157,7 +1339,7 @@ impl<'a> Walker<'a> {
             redirect,
             // A glob reaches, under its base, the names that match its
             // last component.
-            filter: match &target.value {
+            filter: match value {
                 ArgValue::Glob { pattern } => {
                     Some(pattern.rsplit('/').next().unwrap_or(pattern).to_string())
                 }
@@ -1183,6 +1365,10 @@ impl<'a> Walker<'a> {
             self.give_up("too many commands");
             return None;
         }
+        if super::stack::exhausted() {
+            self.give_up("out of stack");
+            return None;
+        }
         let mut via = f.via.clone();
         via.extend(via_extra);
         let calls_function = argv
@@ -1190,8 +1376,7 @@ impl<'a> Walker<'a> {
             .and_then(Arg::lit)
             .is_some_and(|n| self.functions.contains_key(n));
         let idx = self.out.commands.len();
-        let name = argv.first().and_then(Arg::lit).map(str::to_string);
-        let raw0 = argv.first().map(|a| a.raw.clone()).unwrap_or_default();
+        let literal_name = argv.first().and_then(Arg::lit).is_some();
         self.out.commands.push(CommandInfo {
             argv,
             env,
@@ -1209,42 +1394,71 @@ impl<'a> Walker<'a> {
                 None => Vec::new(),
             },
         });
-        let Some(name) = name else {
-            self.finding(
-                FindingKind::DynamicExecutable,
-                format!("the command name {raw0} is not literal"),
-                Some(idx),
-            );
+        if !literal_name {
+            let raw0 = self.out.commands[idx]
+                .argv
+                .first()
+                .map(|a| a.raw.as_str())
+                .unwrap_or_default();
+            let detail = format!("the command name {raw0} is not literal");
+            self.finding(FindingKind::DynamicExecutable, detail, Some(idx));
             return Some(idx);
+        }
+        // The arguments are lent out of the recorded command while it is
+        // interpreted (nothing reads a command's own record meanwhile),
+        // and put back after.
+        let argv = std::mem::take(&mut self.out.commands[idx].argv);
+        self.interpret(&argv, calls_function, f, idx, &stdin, &via, source);
+        self.out.commands[idx].argv = argv;
+        Some(idx)
+    }
+
+    /// Interpret a recorded command whose name is literal: builtins,
+    /// tables, scripts run by path.
+    #[allow(clippy::too_many_arguments)]
+    fn interpret(
+        &mut self,
+        argv: &[Arg],
+        calls_function: bool,
+        f: &mut Frame,
+        idx: usize,
+        stdin: &Stdin,
+        via: &[String],
+        source: &str,
+    ) {
+        let Some((name, args)) = argv.split_first() else {
+            return;
         };
-        if calls_function && self.functions.get(&name).copied().unwrap_or(false) {
+        let Some(name) = name.lit() else {
+            return;
+        };
+        if calls_function && self.functions.get(name).copied().unwrap_or(false) {
             // The function changes directory: later paths are unknown.
             Rc::make_mut(&mut f.cwd).primary = None;
         }
-        // The arguments live in the recorded command; copy them only for
-        // the builtins and tables that need them.
-        let args_of = |w: &Walker<'_>| w.out.commands[idx].argv[1..].to_vec();
-        if BUILTINS.contains(&name.as_str()) {
-            let args = args_of(self);
-            if self.builtin(&name, &args, f, idx, &stdin) {
-                return Some(idx);
-            }
+        if is_builtin(name) && self.builtin(name, args, f, idx, stdin) {
+            return;
         }
-        let actions = commands::interpret(&name, &self.out.commands[idx].argv[1..]);
+        let actions = commands::interpret(name, args);
         if !actions.is_empty() {
-            let args = args_of(self);
-            self.apply(actions, &args, f, idx, &stdin, &via, source);
+            self.apply(actions, args, f, idx, stdin, via, source);
         } else if name.contains('/') && !calls_function {
-            self.path_program(&name, idx, f, &via);
+            self.path_program(name, args, idx, f, via);
         }
-        Some(idx)
     }
 
     /// `./scripts/build.sh`: a shell script (a bash or sh `#!` line, or
     /// none: bash runs text files itself) is read and analysed like `bash
     /// FILE`; a missing file is reported; anything else is a program the
     /// policy judges by name.
-    fn path_program(&mut self, name: &str, idx: usize, f: &mut Frame, via: &[String]) {
+    fn path_program(
+        &mut self,
+        name: &str,
+        args: &[Arg],
+        idx: usize,
+        f: &mut Frame,
+        via: &[String],
+    ) {
         use std::io::Read;
         let path = self.resolve(name, f).0;
         if self.written.contains(&path) {
@@ -1289,10 +1503,7 @@ impl<'a> Walker<'a> {
         let Some(body) = self.read_path(&path, idx) else {
             return;
         };
-        let args: Option<Vec<String>> = self.out.commands[idx].argv[1..]
-            .iter()
-            .map(|a| a.lit().map(str::to_string))
-            .collect();
+        let args: Option<Vec<String>> = args.iter().map(|a| a.lit().map(str::to_string)).collect();
         let positional = args.map(|args| {
             Rc::new(Positional {
                 dollar0: name.to_string(),
@@ -1321,10 +1532,14 @@ impl<'a> Walker<'a> {
         via: &[String],
         source: &str,
     ) {
-        let mut counts: HashMap<EffectKind, usize> = HashMap::new();
+        // How many effects of each kind the command has.
+        let mut counts: Vec<(EffectKind, usize)> = Vec::new();
         for a in &actions {
             if let Action::Effect { kind, .. } = a {
-                *counts.entry(*kind).or_default() += 1;
+                match counts.iter_mut().find(|(k, _)| k == kind) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((*kind, 1)),
+                }
             }
         }
         let mut inner_env: Vec<(String, Arg)> = Vec::new();
@@ -1335,7 +1550,10 @@ impl<'a> Walker<'a> {
                     target,
                     recursive,
                 } => {
-                    let n = counts.get(&kind).copied().unwrap_or(1);
+                    let n = counts
+                        .iter()
+                        .find(|(k, _)| *k == kind)
+                        .map_or(1, |(_, n)| *n);
                     self.effect(kind, &target, recursive, f, Some(idx), false, n);
                 }
                 Action::Finding { kind, detail } => self.finding(kind, detail, Some(idx)),
@@ -1557,11 +1775,14 @@ impl<'a> Walker<'a> {
         sub.depth += 1;
         sub.via.push(via);
         sub.positional = positional;
-        Rc::make_mut(&mut sub.texts).push(Rc::from(body));
+        let text: Rc<str> = Rc::from(body);
+        Rc::make_mut(&mut sub.texts).push(Rc::clone(&text));
         sub.dialect = dialect;
         sub.stdin = Stdin::Inherited;
         self.at_start = false;
         self.list(&parsed.list, &parsed, &mut sub);
+        // The nested text is done with (frames are not kept).
+        self.scans.forget(&text);
         // eval and source run in this shell: their cd sticks.
         if sub.cwd.primary != f.cwd.primary {
             f.cwd = sub.cwd;
