@@ -9,7 +9,7 @@
 use std::ffi::{CString, c_char, c_int};
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 /// Whether our caller had SIGPIPE ignored, read before Rust's runtime sets
 /// it to SIG_IGN for every program.
@@ -118,10 +118,22 @@ pub(crate) enum SpawnError {
     Exec(i32),
 }
 
-/// fork + execve with the child in a new session, PDEATHSIG, the given
+/// Stack for the child between clone and execve: it makes a dozen raw
+/// syscalls, so a few KiB would do.
+const CHILD_STACK_BYTES: usize = 64 * 1024;
+
+/// Start the child with the child in a new session, PDEATHSIG, the given
 /// stdio, an empty signal mask, and SIGPIPE restored. Returns the child's
-/// pid once execve has succeeded (the status pipe closed without data),
-/// which also guarantees that the child's `setsid` has happened.
+/// pid once execve has succeeded, which also guarantees that the child's
+/// `setsid` has happened.
+///
+/// The child is made with `clone(CLONE_VM | CLONE_VFORK)`, as
+/// `posix_spawn` does (which we cannot use: it has no PDEATHSIG and cannot
+/// write the child's pid into its environment): it runs on its own small
+/// stack in our address space, and we are suspended until it has called
+/// execve or exited. Nothing is copied, where a `fork` of this process
+/// copied its page tables and then took copy-on-write faults (~0.2 ms per
+/// command). An execve error comes back through memory we share.
 pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<libc::pid_t, SpawnError> {
     let mut env = req.env;
     for entry in &mut env {
@@ -145,71 +157,64 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<libc::pid_t, SpawnError> {
         }
         Some((entry[slot.offset..].as_mut_ptr(), slot.width))
     });
-    let (status_read, status_write) =
-        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| SpawnError::Os(e.into()))?;
-    // SAFETY: getpid has no preconditions.
-    let parent = unsafe { libc::getpid() };
-    let stdin = req.stdin.as_raw_fd();
-    let stdout = req.stdout.as_raw_fd();
-    let stderr = req.stderr.as_raw_fd();
-    let status_fd = status_write.as_raw_fd();
-    let program = req.program.as_ptr();
-    let sigpipe_default = req.sigpipe_default;
+    let exec_errno = AtomicI32::new(0);
+    let mut child = ChildFds {
+        stdin: req.stdin.as_raw_fd(),
+        stdout: req.stdout.as_raw_fd(),
+        stderr: req.stderr.as_raw_fd(),
+        exec_errno: &exec_errno,
+        // SAFETY: getpid has no preconditions.
+        parent: unsafe { libc::getpid() },
+        sigpipe_default: req.sigpipe_default,
+        program: req.program.as_ptr(),
+        argv: argv_ptrs.as_ptr(),
+        envp: env_ptrs.as_mut_ptr(),
+        pid_slot: pid_slot_ptr,
+    };
+    let mut stack = vec![0u8; CHILD_STACK_BYTES];
+    // The stack grows down from its end, 16-byte aligned as the ABI wants.
+    let end = stack.as_mut_ptr().wrapping_add(CHILD_STACK_BYTES);
+    let top = end.wrapping_sub(end.addr() % 16);
 
-    // SAFETY: automode is single-threaded when it forks (the analysis
-    // thread has been joined), so the child may run any async-signal-safe
-    // code. Everything the child touches was allocated before the fork.
-    let pid = unsafe { libc::fork() };
+    // SAFETY: automode is single-threaded when it spawns (the analysis
+    // thread has been joined). With CLONE_VFORK we stay suspended until the
+    // child has called execve or exited, so `child`, `stack`, the argv and
+    // env buffers and `exec_errno` outlive every use the child makes of
+    // them; the child only makes async-signal-safe syscalls on them.
+    let pid = unsafe {
+        libc::clone(
+            child_entry,
+            top.cast(),
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            (&raw mut child).cast(),
+        )
+    };
     if pid < 0 {
         return Err(SpawnError::Os(io::Error::last_os_error()));
     }
-    if pid == 0 {
-        // SAFETY: in the child only async-signal-safe syscalls run, on
-        // memory prepared before fork; every failure ends in _exit.
-        unsafe {
-            child_after_fork(ChildFds {
-                stdin,
-                stdout,
-                stderr,
-                status_fd,
-                parent,
-                sigpipe_default,
-                program,
-                argv: argv_ptrs.as_ptr(),
-                envp: env_ptrs.as_mut_ptr(),
-                pid_slot: pid_slot_ptr,
-            })
-        }
-    }
-    drop(status_write);
-    let mut errno_buf = [0u8; 4];
-    let mut got = 0;
-    loop {
-        match nix::unistd::read(&status_read, &mut errno_buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => {
-                got += n;
-                if got == errno_buf.len() {
-                    break;
-                }
-            }
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(e) => return Err(SpawnError::Os(e.into())),
-        }
-    }
-    if got == errno_buf.len() {
-        // Reap the failed child: it exits at once.
+    drop(stack);
+    let errno = exec_errno.load(Ordering::SeqCst);
+    if errno != 0 {
+        // Reap the failed child: it has already exited.
         let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None);
-        return Err(SpawnError::Exec(i32::from_ne_bytes(errno_buf)));
+        return Err(SpawnError::Exec(errno));
     }
     Ok(pid)
 }
 
-struct ChildFds {
+/// Where the cloned child starts, on its own stack.
+extern "C" fn child_entry(arg: *mut libc::c_void) -> c_int {
+    // SAFETY: `arg` is the `ChildFds` that `spawn` passed to clone and
+    // keeps alive while it is suspended (CLONE_VFORK).
+    unsafe { child_after_fork(&*arg.cast::<ChildFds>()) }
+}
+
+struct ChildFds<'a> {
     stdin: RawFd,
     stdout: RawFd,
     stderr: RawFd,
-    status_fd: RawFd,
+    /// Where the child puts execve's errno (0: it never returned).
+    exec_errno: &'a AtomicI32,
     parent: libc::pid_t,
     sigpipe_default: bool,
     program: *const c_char,
@@ -218,17 +223,23 @@ struct ChildFds {
     pid_slot: Option<(*mut u8, usize)>,
 }
 
-/// The child between fork and execve. Never returns.
+/// The child between clone and execve. Never returns.
 ///
 /// # Safety
-/// Must only be called in a freshly forked child of a single-threaded
-/// parent; all pointers must be valid and NUL-terminated as execve needs.
-unsafe fn child_after_fork(c: ChildFds) -> ! {
+/// Must only be called in a child cloned with CLONE_VM | CLONE_VFORK from
+/// a single-threaded parent; all pointers must be valid and NUL-terminated
+/// as execve needs.
+unsafe fn child_after_fork(c: &ChildFds<'_>) -> ! {
     // SAFETY: each call below is an async-signal-safe syscall on valid
-    // arguments; the caller guarantees the pointers.
+    // arguments; the caller guarantees the pointers. Signal dispositions
+    // are the child's own (no CLONE_SIGHAND).
     unsafe {
+        // Rust's runtime handles SIGSEGV/SIGBUS for stack overflows; in a
+        // child sharing our memory, a fault must just end the child.
+        libc::signal(libc::SIGSEGV, libc::SIG_DFL);
+        libc::signal(libc::SIGBUS, libc::SIG_DFL);
         if libc::setsid() < 0 {
-            child_fail(c.status_fd);
+            child_fail(c.exec_errno);
         }
         libc::prctl(
             libc::PR_SET_PDEATHSIG,
@@ -249,10 +260,10 @@ unsafe fn child_after_fork(c: ChildFds) -> ! {
                 // dup2 to itself would keep FD_CLOEXEC; clear it instead.
                 let flags = libc::fcntl(to, libc::F_GETFD);
                 if flags < 0 || libc::fcntl(to, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
-                    child_fail(c.status_fd);
+                    child_fail(c.exec_errno);
                 }
             } else if libc::dup2(from, to) < 0 {
-                child_fail(c.status_fd);
+                child_fail(c.exec_errno);
             }
         }
         if c.sigpipe_default {
@@ -262,20 +273,20 @@ unsafe fn child_after_fork(c: ChildFds) -> ! {
         libc::sigemptyset(&mut empty);
         libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
         libc::execve(c.program, c.argv, c.envp.cast::<*const c_char>());
-        child_fail(c.status_fd)
+        child_fail(c.exec_errno)
     }
 }
 
-/// Report errno through the status pipe and exit.
+/// Report errno to the suspended parent (shared memory) and exit.
 ///
 /// # Safety
-/// Only in the forked child.
-unsafe fn child_fail(status_fd: RawFd) -> ! {
-    // SAFETY: errno location and write/_exit are async-signal-safe.
+/// Only in the cloned child.
+unsafe fn child_fail(slot: &AtomicI32) -> ! {
+    // SAFETY: reading errno and _exit are async-signal-safe.
     unsafe {
-        let errno = *libc::__errno_location();
-        let bytes = errno.to_ne_bytes();
-        libc::write(status_fd, bytes.as_ptr().cast(), bytes.len());
+        // A failure with errno 0 must still read as a failure.
+        let errno = (*libc::__errno_location()).max(1);
+        slot.store(errno, Ordering::SeqCst);
         libc::_exit(127)
     }
 }

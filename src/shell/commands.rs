@@ -532,7 +532,7 @@ pub fn interpret(name: &str, args: &[Arg]) -> Vec<Action> {
 
 /// FNV-1a, for maps keyed by short names and paths (SipHash costs more
 /// than the lookup).
-pub(super) struct NameHasher(u64);
+pub(crate) struct NameHasher(u64);
 
 impl Default for NameHasher {
     fn default() -> NameHasher {
@@ -563,10 +563,16 @@ type NameIndex = std::collections::HashMap<
 fn by_name() -> &'static NameIndex {
     static INDEX: std::sync::OnceLock<NameIndex> = std::sync::OnceLock::new();
     INDEX.get_or_init(|| {
-        TABLE
-            .iter()
-            .flat_map(|e| e.names.iter().map(move |n| (*n, e)))
-            .collect()
+        let mut m = NameIndex::with_capacity_and_hasher(
+            TABLE.iter().map(|e| e.names.len()).sum(),
+            Default::default(),
+        );
+        m.extend(
+            TABLE
+                .iter()
+                .flat_map(|e| e.names.iter().map(move |n| (*n, e))),
+        );
+        m
     })
 }
 

@@ -26,10 +26,17 @@ pub fn state_dir(home: Option<&Path>, xdg_state_home: Option<&str>) -> Option<Pa
     }
 }
 
-/// Write a file atomically: a temp file in the same directory, renamed
-/// over the target. Readers see the old or the new file, never a torn
-/// one. No fsync: the files are counters and switches, and an fsync per
-/// command would cost more than the rest of the decision.
+/// Write a file atomically: a temp file in the same directory, put in
+/// place of the target in one step. Readers see the old or the new file,
+/// never a torn one. No fsync: the files are counters and switches, and an
+/// fsync per command would cost more than the rest of the decision.
+///
+/// The temp file is *exchanged* with an existing target (then the old
+/// content, now under the temp name, is removed) rather than renamed over
+/// it: ext4 (`auto_da_alloc`) starts writing a file's data back when it
+/// is renamed over another, which cost ~0.6 ms per command here, about a
+/// fifth of the shim's whole overhead. Where exchange is not available
+/// (or there is no target yet) it is a plain rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()
@@ -37,6 +44,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(bytes)?;
+    let exchanged = nix::fcntl::renameat2(
+        nix::fcntl::AT_FDCWD,
+        tmp.path(),
+        nix::fcntl::AT_FDCWD,
+        path,
+        nix::fcntl::RenameFlags::RENAME_EXCHANGE,
+    );
+    if exchanged.is_ok() {
+        // The temp name now holds the old content: dropping removes it.
+        return Ok(());
+    }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
