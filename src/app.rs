@@ -233,8 +233,20 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
     let mut argv = vec![ctx.argv0.clone()];
     argv.extend(inv.real_shell_args(OsStr::from_bytes(&script_text)));
     let terminal = ctx.stdin_is_tty && env.config.allow_terminal_input.value;
-    let (exit, outcome) = supervise(ctx, shell.path, argv, limits, &verdict.exec_env, terminal);
-    env.record(ctx, &text, &cwd, &decided, Some((exit, outcome.as_ref())));
+    let mut counted = false;
+    let (exit, outcome) = supervise(
+        ctx,
+        shell.path,
+        argv,
+        limits,
+        &verdict.exec_env,
+        terminal,
+        &mut || counted = env.record_state(ctx, &text, &decided, false),
+    );
+    if !counted {
+        env.record_state(ctx, &text, &decided, true);
+    }
+    env.record_audit(ctx, &text, &cwd, &decided, Some((exit, outcome.as_ref())));
     exit
 }
 
@@ -556,32 +568,60 @@ impl PolicyEnv {
         decided: &Decided,
         ran: Option<(Exit, Option<&Outcome>)>,
     ) {
+        self.record_state(ctx, script, decided, true);
+        self.record_audit(ctx, script, cwd, decided, ran);
+    }
+
+    /// Count the verdict in the session state (it does not depend on how
+    /// the command ends, so an allowed command's count is written while
+    /// the command runs). Without `wait`, a lock held by another process
+    /// means nothing is written and `false` comes back: the supervisor
+    /// must never wait on a lock while its child runs unsupervised.
+    fn record_state(&self, ctx: &Context, script: &str, decided: &Decided, wait: bool) -> bool {
+        let verdict = &decided.verdict;
+        let now = unix_seconds(ctx);
+        let Some(store) = &self.store else {
+            return true;
+        };
+        let change = |s: &mut state::SessionState| {
+            if let Some(note) = &decided.classifier {
+                state::count_classifier(s, note.failed);
+            }
+            state::count(
+                s,
+                now,
+                state::Counted {
+                    decision: verdict.decision.as_str(),
+                    tier: verdict.tier.as_str(),
+                    rule: &verdict.rule,
+                    reason: &verdict.reason,
+                    script,
+                },
+            );
+        };
+        let written = if wait {
+            store.update(change).map(|_| true)
+        } else {
+            store.try_update(change).map(|s| s.is_some())
+        };
+        written.unwrap_or_else(|e| {
+            report::state_error(&e);
+            true
+        })
+    }
+
+    /// One audit line joining the verdict and the outcome.
+    fn record_audit(
+        &self,
+        ctx: &Context,
+        script: &str,
+        cwd: &Path,
+        decided: &Decided,
+        ran: Option<(Exit, Option<&Outcome>)>,
+    ) {
         let verdict = &decided.verdict;
         let decision_time = decided.decision_time;
-        let now = ctx
-            .now
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        if let Some(store) = &self.store
-            && let Err(e) = store.update(|s| {
-                if let Some(note) = &decided.classifier {
-                    state::count_classifier(s, note.failed);
-                }
-                state::count(
-                    s,
-                    now,
-                    state::Counted {
-                        decision: verdict.decision.as_str(),
-                        tier: verdict.tier.as_str(),
-                        rule: &verdict.rule,
-                        reason: &verdict.reason,
-                        script,
-                    },
-                );
-            })
-        {
-            report::state_error(&e);
-        }
+        let now = unix_seconds(ctx);
         let Some(dir) = &self.state_dir else { return };
         let outcome = ran.map(|(exit, o)| {
             serde_json::json!({
@@ -613,6 +653,13 @@ impl PolicyEnv {
             report::state_error(&e);
         }
     }
+}
+
+/// The invocation's start, in seconds since the epoch.
+fn unix_seconds(ctx: &Context) -> u64 {
+    ctx.now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// The directory of the `bash` shim this process came through.
@@ -705,6 +752,7 @@ fn supervise(
     limits: Limits,
     extra_env: &[(String, String)],
     terminal_stdin: bool,
+    on_start: &mut dyn FnMut(),
 ) -> (Exit, Option<Outcome>) {
     let workspace = match &ctx.workspace {
         Ok(ws) => ws.clone(),
@@ -730,7 +778,7 @@ fn supervise(
         workspace: Some(workspace),
         terminal_stdin,
     };
-    match exec::run(&plan) {
+    match exec::run(&plan, on_start) {
         Ok(outcome) => {
             report::outcome(&outcome, limits.timeout, limits.output_limit);
             (exit_of(&outcome), Some(outcome))
@@ -969,7 +1017,7 @@ fn exec_command(
         report::program_not_found(&program.to_string_lossy());
         return Exit::NotFound;
     };
-    supervise(ctx, path, argv, limits, &[], false).0
+    supervise(ctx, path, argv, limits, &[], false, &mut || {}).0
 }
 
 /// PATH lookup as execvp does it, but only through absolute directories.

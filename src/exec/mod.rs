@@ -145,8 +145,9 @@ enum Phase {
     Killing { since: Instant },
 }
 
-/// Run the plan and supervise it to the end.
-pub fn run(plan: &ExecPlan) -> Result<Outcome, ExecError> {
+/// Run the plan and supervise it to the end. `on_start` is called once the
+/// child is running (work that can overlap with the child's start-up).
+pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecError> {
     let started = Instant::now();
     let os = |what: &str, e: nix::errno::Errno| ExecError::Os(format!("{what}: {e}"));
 
@@ -260,6 +261,7 @@ pub fn run(plan: &ExecPlan) -> Result<Outcome, ExecError> {
         }
         Err(unix::SpawnError::Os(e)) => return Err(ExecError::Os(format!("fork: {e}"))),
     };
+    on_start();
 
     let mut streams = vec![Stream::new(out_r, stdout_fd, out_kind)];
     if let Some(r) = err_r {

@@ -216,9 +216,28 @@ impl Store {
     where
         F: FnOnce(&mut SessionState),
     {
+        self.update_with(FlockArg::LockExclusive, change)
+            .map(|s| s.unwrap_or_default())
+    }
+
+    /// `update`, unless another process holds the lock right now
+    /// (`Ok(None)`, nothing changed): for callers that must not wait.
+    pub fn try_update<F>(&self, change: F) -> Result<Option<SessionState>, String>
+    where
+        F: FnOnce(&mut SessionState),
+    {
+        self.update_with(FlockArg::LockExclusiveNonblock, change)
+    }
+
+    fn update_with<F>(&self, how: FlockArg, change: F) -> Result<Option<SessionState>, String>
+    where
+        F: FnOnce(&mut SessionState),
+    {
         std::fs::create_dir_all(self.sessions_dir())
             .map_err(|e| format!("cannot create {}: {e}", self.sessions_dir().display()))?;
-        let _lock = lock(&self.lock_path())?;
+        let Some(_lock) = lock_with(&self.lock_path(), how)? else {
+            return Ok(None);
+        };
         let mut state = self.read();
         state.version = 1;
         state.session.clone_from(&self.session);
@@ -226,7 +245,7 @@ impl Store {
         let text = serde_json::to_vec_pretty(&state).map_err(|e| e.to_string())?;
         write_atomic(&self.path(), &text)
             .map_err(|e| format!("cannot write {}: {e}", self.path().display()))?;
-        Ok(state)
+        Ok(Some(state))
     }
 
     /// Every session's state (for `automode status`).
@@ -265,6 +284,12 @@ fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Option<T> {
 
 /// An exclusive lock held until dropped.
 pub fn lock(path: &Path) -> Result<Flock<File>, String> {
+    lock_with(path, FlockArg::LockExclusive)?
+        .ok_or_else(|| format!("cannot lock {}", path.display()))
+}
+
+/// Lock `path` as `how` says; `None` when a non-blocking lock is busy.
+fn lock_with(path: &Path, how: FlockArg) -> Result<Option<Flock<File>>, String> {
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -272,8 +297,13 @@ pub fn lock(path: &Path) -> Result<Flock<File>, String> {
         .write(true)
         .open(path)
         .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    Flock::lock(file, FlockArg::LockExclusive)
-        .map_err(|(_, e)| format!("cannot lock {}: {e}", path.display()))
+    match Flock::lock(file, how) {
+        Ok(l) => Ok(Some(l)),
+        Err((_, nix::errno::Errno::EWOULDBLOCK)) if how == FlockArg::LockExclusiveNonblock => {
+            Ok(None)
+        }
+        Err((_, e)) => Err(format!("cannot lock {}: {e}", path.display())),
+    }
 }
 
 #[cfg(test)]
