@@ -28,6 +28,9 @@ pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 const MAX_NESTED_SCRIPTS: usize = 16;
 /// Most commands recorded before the analysis gives up.
 const MAX_COMMANDS: usize = 20_000;
+/// Findings beyond this many make the analysis opaque (they would only
+/// repeat; each one is kept in memory and printed).
+const MAX_FINDINGS: usize = 20_000;
 
 /// Assignments that make programs execute code or change how the shell
 /// parses and finds commands, with the reason (DESIGN §3; issue 3 §5).
@@ -230,6 +233,10 @@ struct Walker<'a> {
     /// Variables declared integer (`declare -i`).
     integers: std::collections::HashSet<String>,
     arith_depth: usize,
+    /// (name, value) pairs whose value arithmetic has already evaluated:
+    /// a value naming itself (or others that name it back) would
+    /// otherwise be walked again for every mention, exponentially.
+    evaluated: std::collections::HashSet<(String, String)>,
     /// Scratch space for expanding redirection targets.
     arg_buf: Vec<Arg>,
     /// Calls of `out_of_time`.
@@ -283,6 +290,7 @@ impl<'a> Session<'a> {
             values: HashMap::new(),
             integers: std::collections::HashSet::new(),
             arith_depth: 0,
+            evaluated: std::collections::HashSet::new(),
             resolved: HashMap::default(),
             resolved_count: 0,
             scans: TextScans::default(),
@@ -541,6 +549,10 @@ pub fn dangerous_var(name: &str) -> Option<&'static str> {
 
 impl<'a> Walker<'a> {
     fn finding(&mut self, kind: FindingKind, detail: impl Into<String>, command: Option<usize>) {
+        if self.out.findings.len() >= MAX_FINDINGS {
+            self.give_up(format!("more than {MAX_FINDINGS} findings"));
+            return;
+        }
         self.out.findings.push(Finding {
             kind,
             detail: detail.into(),
@@ -755,6 +767,7 @@ impl<'a> Walker<'a> {
         for name in names {
             if let Some(v) = self.values.get(name).cloned()
                 && (v.contains("$(") || v.contains('`') || v.contains("${"))
+                && self.evaluated.insert((name.clone(), v.clone()))
             {
                 self.finding(
                     FindingKind::RuntimeSink,
@@ -961,7 +974,11 @@ impl<'a> Walker<'a> {
     /// Text bash will evaluate as arithmetic at run time: walk the
     /// substitutions in it, and the values of the variables it names.
     fn arith_text(&mut self, text: &str, label: &str, f: &mut Frame) {
-        if self.arith_depth > 8 {
+        if self.arith_depth > 8 || self.out.opaque.is_some() {
+            return;
+        }
+        if self.out_of_time() {
+            self.give_up("analysis time budget exceeded");
             return;
         }
         let opts = parse::Options {
