@@ -7,7 +7,10 @@
 Each round runs every variant once, in rotating order, so machine noise
 hits all variants alike; the figures are medians over rounds.
 
-usage: bench.py [--shim PATH] [--rounds N] [--mib N] [--no-throughput]
+usage: bench.py [--shim PATH] [--also PATH …] [--rounds N] [--mib N] [--no-throughput]
+
+--also PATH adds another shim build (a `bash` link to it) to the
+interleaved start-up rounds, for A/B comparisons of build options.
 """
 import argparse
 import os
@@ -61,6 +64,8 @@ def main():
     ap.add_argument("--mib", type=int, default=1024)
     ap.add_argument("--throughput-rounds", type=int, default=5)
     ap.add_argument("--no-throughput", action="store_true")
+    ap.add_argument("--also", action="append", default=[],
+                    help="another shim to time in the same rounds")
     args = ap.parse_args()
     shim = os.path.abspath(args.shim)
     bash = which("bash")
@@ -72,16 +77,19 @@ def main():
            "AUTOMODE_SESSION": "bench"}
 
     print(f"start-up: {args.rounds} interleaved rounds, median wall time")
+    extra = [(f"{p} -c true", [os.path.abspath(p), "-c", "true"]) for p in args.also]
     med = interleaved([
         ("bash -c true", [bash, "-c", "true"]),
         ("timeout 60 bash -c true", [timeout, "60", bash, "-c", "true"]),
         ("shim -c true", [shim, "-c", "true"]),
-    ], args.rounds, env)
+    ] + extra, args.rounds, env)
     for name, t in med.items():
         print(f"  {name:28s} {t * 1000:7.3f} ms")
     ratio = med["shim -c true"] / med["timeout 60 bash -c true"]
     print(f"  shim / timeout 60 bash -c true = {ratio:.3f}  (target <= 1.15)")
     print(f"  shim / bash -c true            = {med['shim -c true'] / med['bash -c true']:.3f}")
+    for name, _ in extra:
+        print(f"  {name} / timeout = {med[name] / med['timeout 60 bash -c true']:.3f}")
 
     if args.no_throughput:
         return
