@@ -185,18 +185,7 @@ fn shim(ctx: &Context, kind: ShellKind) -> Exit {
         std::mem::forget(analysis);
         verdict
     };
-    if let Some(w) = &wrapped {
-        verdict.trace.insert(
-            0,
-            policy::Step {
-                tier: policy::Tier::Harness,
-                outcome: format!(
-                    "{} wrapper ({}): judging the agent's command inside it",
-                    w.harness, w.template
-                ),
-            },
-        );
-    }
+    note_wrapper(&mut verdict, wrapped.as_ref());
     let decision_time = decided_at.elapsed();
     let decided = Decided {
         verdict,
@@ -937,18 +926,7 @@ fn check_command(
     );
     let analysis = shell::analyze(request);
     let mut verdict = env.decide(ctx, &analysis, &text, false);
-    if let Some(w) = &wrapped {
-        verdict.trace.insert(
-            0,
-            policy::Step {
-                tier: policy::Tier::Harness,
-                outcome: format!(
-                    "{} wrapper ({}): judging the agent's command inside it",
-                    w.harness, w.template
-                ),
-            },
-        );
-    }
+    note_wrapper(&mut verdict, wrapped.as_ref());
     let mut note = None;
     if classify && verdict.decision == Decision::Classify {
         let (v, n) = env.classify(ctx, &analysis, &text, &cwd, verdict);
@@ -1096,6 +1074,23 @@ fn parent_harness(ctx: &Context) -> Option<&'static str> {
 /// What to judge: a harness's own setup call (allowed by shape and
 /// parent), the agent's command inside a recognised wrapper (aliases from
 /// the snapshot resolved), or the script itself.
+/// Put the harness wrapper the command came in first in the verdict's
+/// trace.
+fn note_wrapper(verdict: &mut Verdict, wrapped: Option<&harness::Wrapped>) {
+    if let Some(w) = wrapped {
+        verdict.trace.insert(
+            0,
+            policy::Step {
+                tier: policy::Tier::Harness,
+                outcome: format!(
+                    "{} wrapper ({}): judging the agent's command inside it",
+                    w.harness, w.template
+                ),
+            },
+        );
+    }
+}
+
 fn prepare(
     ctx: &Context,
     env: &PolicyEnv,

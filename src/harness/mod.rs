@@ -17,7 +17,7 @@ pub mod snapshot;
 use std::path::{Path, PathBuf};
 
 use crate::shell::ast::{
-    AndOrOp, Command, Compound, ListItem, Part, RedirOp, RedirTarget, Redirect, SimpleCommand, Word,
+    AndOrOp, Command, Compound, ListItem, RedirOp, RedirTarget, Redirect, SimpleCommand,
 };
 use crate::shell::parse;
 
@@ -92,37 +92,17 @@ pub fn recognize(script: &str, places: &Places) -> Option<Wrapped> {
 
 // ------------------------------------------------------------ words
 
-/// The value of a word made only of literal text (quoted or not).
-pub fn literal(w: &Word) -> Option<String> {
-    let mut out = String::new();
-    for p in &w.parts {
-        match p {
-            Part::Lit { text, .. } => out.push_str(text),
-            Part::Double(inner) => {
-                for q in inner {
-                    match q {
-                        Part::Lit { text, .. } => out.push_str(text),
-                        _ => return None,
-                    }
-                }
-            }
-            _ => return None,
-        }
-    }
-    Some(out)
-}
-
 /// Literal argv of a simple command with no assignments.
 fn argv(s: &SimpleCommand) -> Option<Vec<String>> {
     if !s.assignments.is_empty() {
         return None;
     }
-    s.words.iter().map(literal).collect()
+    s.words.iter().map(parse::literal_of).collect()
 }
 
 fn redirect_target(r: &Redirect) -> Option<String> {
     match &r.target {
-        RedirTarget::Word(w) => literal(w),
+        RedirTarget::Word(w) => parse::literal_of(w),
         RedirTarget::HereDoc(_) => None,
     }
 }

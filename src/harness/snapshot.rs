@@ -79,7 +79,7 @@ fn alias_line(rest: &str) -> Option<(String, String)> {
     let crate::shell::ast::Command::Simple(cmd) = item.and_or.first.commands.first()? else {
         return None;
     };
-    let value = super::literal(cmd.words.get(1)?)?;
+    let value = crate::shell::parse::literal_of(cmd.words.get(1)?)?;
     Some((name.to_string(), value))
 }
 
@@ -90,7 +90,7 @@ fn eval_word(line: &str) -> Option<String> {
     let crate::shell::ast::Command::Simple(cmd) = item.and_or.first.commands.first()? else {
         return None;
     };
-    super::literal(cmd.words.get(1)?)
+    crate::shell::parse::literal_of(cmd.words.get(1)?)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use std::path::Path;
 use super::git;
 use super::places::Places;
 use crate::shell::analysis::CommandInfo;
+use crate::shell::commands::{NameMap, name_map};
 
 /// What a command is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1254,28 +1255,10 @@ const TOOLS: &[Tool] = &[
     ),
 ];
 
-type ToolIndex = std::collections::HashMap<
-    &'static str,
-    &'static Tool,
-    std::hash::BuildHasherDefault<crate::shell::commands::NameHasher>,
->;
-
-/// The table, indexed by name once (every shim call needs it: sized up
-/// front and hashed cheaply, it costs a few µs instead of ~0.1 ms).
-fn index() -> &'static ToolIndex {
-    static INDEX: std::sync::OnceLock<ToolIndex> = std::sync::OnceLock::new();
-    INDEX.get_or_init(|| {
-        let mut m = ToolIndex::with_capacity_and_hasher(
-            TOOLS.iter().map(|t| t.names.len()).sum(),
-            Default::default(),
-        );
-        for t in TOOLS {
-            for n in t.names {
-                m.entry(*n).or_insert(t);
-            }
-        }
-        m
-    })
+/// The table, indexed by name once.
+fn index() -> &'static NameMap<Tool> {
+    static INDEX: std::sync::OnceLock<NameMap<Tool>> = std::sync::OnceLock::new();
+    INDEX.get_or_init(|| name_map(TOOLS, |t| t.names))
 }
 
 /// Options that make an otherwise routine or read-only program run

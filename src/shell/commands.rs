@@ -553,27 +553,33 @@ impl std::hash::Hasher for NameHasher {
     }
 }
 
-type NameIndex = std::collections::HashMap<
-    &'static str,
-    &'static Entry,
-    std::hash::BuildHasherDefault<NameHasher>,
->;
+/// A table of entries indexed by each of their names.
+pub(crate) type NameMap<T> =
+    std::collections::HashMap<&'static str, &'static T, std::hash::BuildHasherDefault<NameHasher>>;
+
+/// Index `table` by the names each entry lists; a name listed twice
+/// keeps its first entry. Sized up front and hashed cheaply: every shim
+/// call builds the indexes it uses, so this costs a few µs, not ~0.1 ms.
+pub(crate) fn name_map<T>(
+    table: &'static [T],
+    names: impl Fn(&T) -> &'static [&'static str],
+) -> NameMap<T> {
+    let mut m = NameMap::with_capacity_and_hasher(
+        table.iter().map(|e| names(e).len()).sum(),
+        Default::default(),
+    );
+    for e in table {
+        for n in names(e) {
+            m.entry(*n).or_insert(e);
+        }
+    }
+    m
+}
 
 /// The table indexed by command name (built once).
-fn by_name() -> &'static NameIndex {
-    static INDEX: std::sync::OnceLock<NameIndex> = std::sync::OnceLock::new();
-    INDEX.get_or_init(|| {
-        let mut m = NameIndex::with_capacity_and_hasher(
-            TABLE.iter().map(|e| e.names.len()).sum(),
-            Default::default(),
-        );
-        m.extend(
-            TABLE
-                .iter()
-                .flat_map(|e| e.names.iter().map(move |n| (*n, e))),
-        );
-        m
-    })
+fn by_name() -> &'static NameMap<Entry> {
+    static INDEX: std::sync::OnceLock<NameMap<Entry>> = std::sync::OnceLock::new();
+    INDEX.get_or_init(|| name_map(TABLE, |e| e.names))
 }
 
 /// Is `name` (a basename) in any table? (Used for `command -v` etc.)

@@ -330,6 +330,44 @@ mod tests {
     }
 
     #[test]
+    fn a_busy_lock_defers_a_non_blocking_update() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let store = Store::new(dir.path().to_path_buf(), "busy".into());
+        store
+            .update(|st| st.checked = 1)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let held = lock(&store.lock_path()).unwrap_or_else(|e| panic!("{e}"));
+        let tried = store
+            .try_update(|st| st.checked += 1)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(tried.is_none());
+        assert_eq!(store.read().checked, 1);
+        drop(held);
+        let tried = store
+            .try_update(|st| st.checked += 1)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(tried.map(|s| s.checked), Some(2));
+        assert_eq!(store.read().checked, 2);
+    }
+
+    #[test]
+    fn atomic_writes_replace_the_file_and_leave_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("x.json");
+        for text in ["first", "second, longer", "3"] {
+            write_atomic(&path, text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+            let read = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(read, text);
+            let names: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap_or_else(|e| panic!("{e}"))
+                .flatten()
+                .map(|e| e.file_name())
+                .collect();
+            assert_eq!(names, vec![std::ffi::OsString::from("x.json")]);
+        }
+    }
+
+    #[test]
     fn session_file_names_are_safe_and_distinct() {
         assert_ne!(file_stem("a/b"), file_stem("a_b"));
         assert!(!file_stem("../../etc").contains('/'));
