@@ -4,9 +4,9 @@ import hashlib, json, os, sys
 here = os.path.dirname(os.path.abspath(__file__))
 out = os.path.join(here, "corpus", "analyze")
 os.makedirs(out, exist_ok=True)
-files = [os.path.join(here, "..", "tests", "data", "parser-cases-extra.jsonl"),
-         os.path.join(here, "..", "..", "shared", "corpus", "parser-cases.jsonl"),
-         os.path.join(here, "..", "..", "shared", "corpus", "decisions.jsonl")]
+data = os.path.join(here, "..", "tests", "data")
+files = [os.path.join(data, name) for name in
+         ("parser-cases.jsonl", "parser-cases-extra.jsonl", "decisions.jsonl")]
 n = 0
 for f in files:
     if not os.path.exists(f):

@@ -12,7 +12,7 @@ prints:
   local allows    allow cases decided without the classifier
 
 Usage: scripts/score.py [--bin target/release/automode]
-                        [--corpus ../shared/corpus/decisions.jsonl]
+                        [--corpus tests/data/decisions.jsonl]
                         [--show-misses] [--json]
 """
 
@@ -172,7 +172,7 @@ def check(binary, env, cwd, cmd):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "automode"))
-    ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "corpus", "decisions.jsonl"))
+    ap.add_argument("--corpus", default=os.path.join(ROOT, "tests", "data", "decisions.jsonl"))
     ap.add_argument("--show-misses", action="store_true")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--compare-wrappers", action="store_true",

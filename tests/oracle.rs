@@ -16,13 +16,10 @@ use automode::shell::{self, Analysis, Dialect, Positional};
 
 fn corpus_files() -> Vec<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let mut files = vec![root.join("tests/data/parser-cases-extra.jsonl")];
-    // The shared public corpus, when this checkout sits beside it.
-    let public = root.join("../shared/corpus/parser-cases.jsonl");
-    if public.exists() {
-        files.push(public);
-    }
-    files
+    vec![
+        root.join("tests/data/parser-cases.jsonl"),
+        root.join("tests/data/parser-cases-extra.jsonl"),
+    ]
 }
 
 struct Case {
