@@ -4,7 +4,6 @@
 //! The binary (`main.rs`) only captures the process context and hands it to
 //! `app::run`; everything else lives in these modules.
 
-pub mod admin;
 pub mod app;
 pub mod classifier;
 pub mod cli;
@@ -13,15 +12,17 @@ pub mod context;
 pub mod exec;
 pub mod exit;
 pub mod harness;
-pub mod hook;
 pub mod invocation;
+pub mod judge;
+pub mod launch;
 pub mod limits;
 pub mod nested;
 pub mod policy;
 pub mod realshell;
+pub mod record;
 pub mod report;
 pub mod script;
 pub mod session;
-pub mod setup;
 pub mod shell;
+pub mod shim;
 pub mod state;

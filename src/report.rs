@@ -96,6 +96,13 @@ pub fn script_error(err: &ScriptError, shell_name: &str) {
             ));
             return;
         }
+        ScriptError::ContainsNul(name, line) => {
+            say(&format!(
+                "blocked: {} contains a NUL byte on line {line}; bash would silently drop the text after it, so automode refuses the script (nothing ran; remove the NUL byte)",
+                name.to_string_lossy()
+            ));
+            return;
+        }
         ScriptError::StdinTimedOut(t) => {
             say(&format!(
                 "timed out after {} reading the script from standard input (nothing ran)",
@@ -240,6 +247,25 @@ pub fn config_error(e: &ConfigError) {
     say(&format!(
         "blocked: this command did not run because automode's configuration is invalid: {e}. Report this to the user; they must fix the file (`automode config` shows what is read)."
     ));
+}
+
+/// A damaged state file was moved aside (or could not be).
+pub fn state_damaged(
+    path: &std::path::Path,
+    moved_to: Option<&std::path::Path>,
+    consequence: &str,
+) {
+    match moved_to {
+        Some(to) => say(&format!(
+            "warning: {} was damaged (not valid JSON); kept it as {} and started fresh: {consequence}",
+            path.display(),
+            to.display()
+        )),
+        None => say(&format!(
+            "warning: {} is damaged (not valid JSON) and could not be moved aside; reading it as fresh: {consequence}",
+            path.display()
+        )),
+    }
 }
 
 /// Session state or the audit log could not be written.

@@ -26,6 +26,10 @@ pub enum ScriptError {
     Unreadable(OsString, String),
     TooLarge(String),
     StdinTimedOut(Duration),
+    /// A NUL byte past bash's binary check, on this line (1-based): bash
+    /// would run the text up to it and silently drop the rest, so what it
+    /// ran is not what anyone could read. Refused whatever the mode.
+    ContainsNul(OsString, usize),
 }
 
 /// Read a script file the way `bash FILE` finds it: as given, else (for a
@@ -67,6 +71,9 @@ pub fn read_file(name: &OsStr, path_var: Option<&OsStr>) -> Result<Vec<u8>, Scri
     if looks_binary(&text) {
         return Err(ScriptError::Binary(name.to_os_string()));
     }
+    if let Some(line) = nul_line(&text) {
+        return Err(ScriptError::ContainsNul(name.to_os_string(), line));
+    }
     Ok(text)
 }
 
@@ -85,6 +92,12 @@ fn looks_binary(text: &[u8]) -> bool {
     let sample = &text[..text.len().min(BINARY_SAMPLE_BYTES)];
     let first_line = sample.split(|b| *b == b'\n').next().unwrap_or(sample);
     first_line.contains(&0)
+}
+
+/// The line (1-based) of the first NUL byte, if any.
+fn nul_line(text: &[u8]) -> Option<usize> {
+    let at = text.iter().position(|b| *b == 0)?;
+    Some(text[..at].iter().filter(|b| **b == b'\n').count() + 1)
 }
 
 /// Read the script from stdin, at most 1 MiB, giving up at `deadline`
@@ -132,6 +145,9 @@ pub fn read_stdin(timeout: Duration) -> Result<Vec<u8>, ScriptError> {
                 ));
             }
         }
+    }
+    if let Some(line) = nul_line(&text) {
+        return Err(ScriptError::ContainsNul("standard input".into(), line));
     }
     Ok(text)
 }
@@ -221,5 +237,7 @@ mod tests {
     fn detects_binary_files_like_bash() {
         assert!(looks_binary(b"\x7fELF\x00\x01"));
         assert!(!looks_binary(b"echo hi\n\x00later"));
+        assert_eq!(nul_line(b"echo hi\n\necho \x00later"), Some(3));
+        assert_eq!(nul_line(b"echo hi\n"), None);
     }
 }

@@ -27,6 +27,45 @@ pub fn id(explicit: Option<&str>, var: &dyn Fn(&str) -> Option<String>) -> Strin
     format!("ppid-{ppid}-{start}")
 }
 
+/// The variables harnesses set in the shells they start, and which
+/// harness each names (reference/harnesses.md). For showing sessions
+/// only: an agent's command could set them, so nothing trusts them.
+const HARNESS_MARKERS: &[(&str, &str)] = &[
+    // Claude Code sets CLAUDECODE=1 (and CLAUDE_CODE_SESSION_ID).
+    ("CLAUDECODE", "claude-code"),
+    ("CLAUDE_CODE_SESSION_ID", "claude-code"),
+    // Codex sets CODEX_THREAD_ID and CODEX_CI=1.
+    ("CODEX_THREAD_ID", "codex"),
+    // pi sets PI_CODING_AGENT=true.
+    ("PI_CODING_AGENT", "pi"),
+    // Gemini CLI sets GEMINI_CLI=1.
+    ("GEMINI_CLI", "gemini"),
+    // opencode sets OPENCODE=1.
+    ("OPENCODE", "opencode"),
+];
+
+/// The harness whose shell this is, from its environment markers.
+pub fn harness(var: &dyn Fn(&str) -> Option<String>) -> Option<&'static str> {
+    HARNESS_MARKERS
+        .iter()
+        .find(|(name, _)| var(name).is_some_and(|v| !v.trim().is_empty()))
+        .map(|(_, h)| *h)
+}
+
+/// A session id short enough to show: the harness's own id cut to 8
+/// characters, or `pid N` for a session named after its parent process.
+pub fn short_id(id: &str) -> String {
+    if let Some(rest) = id.strip_prefix("ppid-") {
+        let pid = rest.split('-').next().unwrap_or(rest);
+        return format!("pid {pid}");
+    }
+    let rest = ["claude-code-", "codex-"]
+        .iter()
+        .find_map(|p| id.strip_prefix(p))
+        .unwrap_or(id);
+    rest.chars().take(8).collect()
+}
+
 /// The first ancestor that is an automode shim invocation (the automode
 /// binary running as `bash` or `sh`), if any. The parent chain is read
 /// from /proc, so no environment variable can fake or hide it.

@@ -11,6 +11,7 @@ pub mod audit;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use nix::fcntl::{Flock, FlockArg};
 use serde::{Deserialize, Serialize};
@@ -67,6 +68,10 @@ pub struct Counted<'a> {
     pub rule: &'a str,
     pub reason: &'a str,
     pub script: &'a str,
+    /// The working directory it was submitted in.
+    pub cwd: &'a str,
+    /// The harness that runs the session, when it is known.
+    pub harness: Option<&'static str>,
 }
 
 /// Count a classifier call: failures separately from denials; a success
@@ -84,6 +89,11 @@ pub fn count_classifier(s: &mut SessionState, failed: bool) {
 /// Count one verdict into a session's state.
 pub fn count(s: &mut SessionState, now: u64, v: Counted<'_>) {
     s.checked += 1;
+    s.first_at.get_or_insert(now);
+    s.cwd = Some(v.cwd.to_string());
+    if let Some(h) = v.harness {
+        s.harness = Some(h.to_string());
+    }
     if v.rule == "classifier-failure" {
         // A failure is not a judgement: counted by `count_classifier`,
         // not as a denial.
@@ -145,6 +155,12 @@ pub struct SessionState {
     pub last_reason: Option<String>,
     pub last_at: Option<u64>,
     pub recent_denials: Vec<DenialRecord>,
+    /// When the session's first command was counted.
+    pub first_at: Option<u64>,
+    /// The working directory of its latest command.
+    pub cwd: Option<String>,
+    /// The harness that runs it (`claude-code`, `codex`, …), when known.
+    pub harness: Option<String>,
 }
 
 /// State shared by all sessions (`automode off` without a session).
@@ -202,43 +218,46 @@ impl Store {
             .join(format!("{}.lock", file_stem(&self.session)))
     }
 
-    /// The state as it is now (no lock: a snapshot for deciding).
-    pub fn read(&self) -> SessionState {
-        read_json(&self.path()).unwrap_or_else(|| SessionState {
+    fn fresh(&self) -> SessionState {
+        SessionState {
             version: 1,
             session: self.session.clone(),
             ..SessionState::default()
-        })
+        }
     }
 
-    /// Lock, read, change, write atomically, unlock.
-    pub fn update<F>(&self, change: F) -> Result<SessionState, String>
-    where
-        F: FnOnce(&mut SessionState),
-    {
-        self.update_with(FlockArg::LockExclusive, change)
-            .map(|s| s.unwrap_or_default())
+    /// The state as it is now (no lock: a snapshot for deciding). A
+    /// damaged file reads as fresh here; the next update, which holds the
+    /// lock, moves it aside and says so.
+    pub fn read(&self) -> SessionState {
+        match read_json(&self.path()) {
+            Read::Parsed(s) => s,
+            Read::Missing | Read::Damaged => self.fresh(),
+        }
     }
 
-    /// `update`, unless another process holds the lock right now
-    /// (`Ok(None)`, nothing changed): for callers that must not wait.
-    pub fn try_update<F>(&self, change: F) -> Result<Option<SessionState>, String>
-    where
-        F: FnOnce(&mut SessionState),
-    {
-        self.update_with(FlockArg::LockExclusiveNonblock, change)
-    }
-
-    fn update_with<F>(&self, how: FlockArg, change: F) -> Result<Option<SessionState>, String>
+    /// Lock (waiting at most `wait`), read, change, write atomically,
+    /// unlock. `Ok(None)`: the lock stayed busy, nothing changed.
+    pub fn update<F>(&self, wait: Duration, change: F) -> Result<Option<SessionState>, String>
     where
         F: FnOnce(&mut SessionState),
     {
         std::fs::create_dir_all(self.sessions_dir())
             .map_err(|e| format!("cannot create {}: {e}", self.sessions_dir().display()))?;
-        let Some(_lock) = lock_with(&self.lock_path(), how)? else {
+        let Some(_lock) = lock_within(&self.lock_path(), wait)? else {
             return Ok(None);
         };
-        let mut state = self.read();
+        let mut state = match read_json(&self.path()) {
+            Read::Parsed(s) => s,
+            Read::Missing => self.fresh(),
+            Read::Damaged => {
+                quarantine(
+                    &self.path(),
+                    "the session's counters, recent denials and its own on/off switch start fresh",
+                );
+                self.fresh()
+            }
+        };
         state.version = 1;
         state.session.clone_from(&self.session);
         change(&mut state);
@@ -256,55 +275,187 @@ impl Store {
         let mut out: Vec<SessionState> = entries
             .flatten()
             .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
-            .filter_map(|e| read_json(&e.path()))
+            .filter_map(|e| match read_json(&e.path()) {
+                Read::Parsed(s) => Some(s),
+                Read::Missing | Read::Damaged => None,
+            })
             .collect();
         out.sort_by_key(|s: &SessionState| std::cmp::Reverse(s.last_at));
         out
     }
 }
 
-/// The global switch.
+/// Forget sessions (`automode reset`): every session file, or only
+/// `only`'s, is removed under its lock (the empty lock file stays:
+/// removing it could let two processes hold "the" lock on different
+/// files). Damaged files and files of older versions go too. Returns how
+/// many were removed.
+pub fn remove_sessions(dir: &Path, only: Option<&str>, wait: Duration) -> Result<usize, String> {
+    let sessions = dir.join("sessions");
+    let files: Vec<PathBuf> = match only {
+        Some(id) => vec![Store::new(dir.to_path_buf(), id.to_string()).path()],
+        None => match std::fs::read_dir(&sessions) {
+            Ok(entries) => entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(format!("cannot read {}: {e}", sessions.display())),
+        },
+    };
+    let mut removed = 0;
+    for file in files {
+        if !file.exists() {
+            continue;
+        }
+        let lock = file.with_extension("lock");
+        let _lock = lock_within(&lock, wait)?.ok_or_else(|| busy(&lock))?;
+        match std::fs::remove_file(&file) {
+            Ok(()) => removed += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("cannot remove {}: {e}", file.display())),
+        }
+    }
+    Ok(removed)
+}
+
+/// The global switch. A damaged `global.json` reads as "on" (the safe
+/// reading: it may have said off, or on), and is moved aside and
+/// replaced by an explicit "on", with a warning.
 pub fn global(dir: &Path) -> GlobalState {
-    read_json(&dir.join("global.json")).unwrap_or_default()
+    let path = dir.join("global.json");
+    match read_json(&path) {
+        Read::Parsed(g) => g,
+        Read::Missing => GlobalState::default(),
+        Read::Damaged => {
+            if let Ok(Some(_lock)) = lock_within(&dir.join("global.lock"), SHIM_LOCK_WAIT)
+                && matches!(read_json::<GlobalState>(&path), Read::Damaged)
+            {
+                quarantine(
+                    &path,
+                    "auto mode is on (the safe reading); `automode off` turns it off again",
+                );
+                let on = GlobalState {
+                    enabled: Some(true),
+                };
+                if let Ok(text) = serde_json::to_vec_pretty(&on) {
+                    let _ = write_atomic(&path, &text);
+                }
+            }
+            GlobalState {
+                enabled: Some(true),
+            }
+        }
+    }
 }
 
 /// Change the global switch (locked, atomic).
 pub fn set_global(dir: &Path, enabled: Option<bool>) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let _lock = lock(&dir.join("global.lock"))?;
+    let path = dir.join("global.lock");
+    let _lock = lock_within(&path, USER_LOCK_WAIT)?.ok_or_else(|| busy(&path))?;
     let state = GlobalState { enabled };
     let text = serde_json::to_vec_pretty(&state).map_err(|e| e.to_string())?;
     write_atomic(&dir.join("global.json"), &text).map_err(|e| e.to_string())
 }
 
-fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Option<T> {
-    let text = std::fs::read(path).ok()?;
-    serde_json::from_slice(&text).ok()
+/// The error for a lock that stayed busy.
+pub fn busy(lock: &Path) -> String {
+    format!(
+        "{} is held by another process; try again (a stuck automode process can be found with `fuser {}`)",
+        lock.display(),
+        lock.display()
+    )
 }
 
-/// An exclusive lock held until dropped.
-pub fn lock(path: &Path) -> Result<Flock<File>, String> {
-    lock_with(path, FlockArg::LockExclusive)?
-        .ok_or_else(|| format!("cannot lock {}", path.display()))
+/// A state file as read.
+enum Read<T> {
+    Parsed(T),
+    Missing,
+    /// It exists but does not parse as what it should be.
+    Damaged,
 }
 
-/// Lock `path` as `how` says; `None` when a non-blocking lock is busy.
-fn lock_with(path: &Path, how: FlockArg) -> Result<Option<Flock<File>>, String> {
-    let file = OpenOptions::new()
+fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Read<T> {
+    match std::fs::read(path) {
+        Ok(text) => match serde_json::from_slice(&text) {
+            Ok(v) => Read::Parsed(v),
+            Err(_) => Read::Damaged,
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Read::Missing,
+        // Unreadable (permissions, I/O): not ours to move.
+        Err(_) => Read::Damaged,
+    }
+}
+
+/// Move a damaged state file aside (`<file>.corrupt-<unix time>`, never
+/// over an earlier one) and warn once, naming both. Called with the
+/// file's lock held, so no writer is between the read and the move.
+fn quarantine(path: &Path, consequence: &str) {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut aside = path.with_file_name(format!("{name}.corrupt-{secs}"));
+    let mut n = 1;
+    while aside.exists() {
+        aside = path.with_file_name(format!("{name}.corrupt-{secs}-{n}"));
+        n += 1;
+    }
+    match std::fs::rename(path, &aside) {
+        Ok(()) => crate::report::state_damaged(path, Some(&aside), consequence),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(_) => crate::report::state_damaged(path, None, consequence),
+    }
+}
+
+/// An exclusive lock on `path`, held until dropped, waiting at most
+/// `wait` for another holder to let go (`Ok(None)`: still busy). Waits
+/// are bounded everywhere: a stuck process holding a lock must never
+/// stall the commands of every later invocation.
+pub fn lock_within(path: &Path, wait: Duration) -> Result<Option<Flock<File>>, String> {
+    let deadline = Instant::now() + wait;
+    let mut pause = Duration::from_millis(1);
+    let mut file = OpenOptions::new()
         .create(true)
         .truncate(false)
         .read(true)
         .write(true)
         .open(path)
         .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    match Flock::lock(file, how) {
-        Ok(l) => Ok(Some(l)),
-        Err((_, nix::errno::Errno::EWOULDBLOCK)) if how == FlockArg::LockExclusiveNonblock => {
-            Ok(None)
+    loop {
+        match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+            Ok(l) => return Ok(Some(l)),
+            Err((f, nix::errno::Errno::EWOULDBLOCK)) => {
+                let now = Instant::now();
+                if now >= deadline {
+                    return Ok(None);
+                }
+                std::thread::sleep(pause.min(deadline - now));
+                pause = (pause * 2).min(LOCK_POLL_MAX);
+                file = f;
+            }
+            Err((_, e)) => return Err(format!("cannot lock {}: {e}", path.display())),
         }
-        Err((_, e)) => Err(format!("cannot lock {}: {e}", path.display())),
     }
 }
+
+/// The longest pause between two tries of a busy lock.
+const LOCK_POLL_MAX: Duration = Duration::from_millis(25);
+
+/// How long the shim waits for a state or audit lock before it goes on
+/// without that record.
+pub const SHIM_LOCK_WAIT: Duration = Duration::from_millis(500);
+
+/// How long the user's own commands (`automode on/off/reset …`) wait.
+pub const USER_LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// No wait at all: take the lock only if it is free now.
+pub const NO_WAIT: Duration = Duration::ZERO;
 
 #[cfg(test)]
 mod tests {
@@ -318,9 +469,10 @@ mod tests {
             for _ in 0..8 {
                 s.spawn(|| {
                     for _ in 0..25 {
-                        store
-                            .update(|st| st.checked += 1)
+                        let done = store
+                            .update(USER_LOCK_WAIT, |st| st.checked += 1)
                             .unwrap_or_else(|e| panic!("{e}"));
+                        assert!(done.is_some());
                     }
                 });
             }
@@ -330,21 +482,29 @@ mod tests {
     }
 
     #[test]
-    fn a_busy_lock_defers_a_non_blocking_update() {
+    fn a_busy_lock_defers_a_non_blocking_update_and_bounds_a_waiting_one() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = Store::new(dir.path().to_path_buf(), "busy".into());
         store
-            .update(|st| st.checked = 1)
+            .update(NO_WAIT, |st| st.checked = 1)
             .unwrap_or_else(|e| panic!("{e}"));
-        let held = lock(&store.lock_path()).unwrap_or_else(|e| panic!("{e}"));
+        let held = lock_within(&store.lock_path(), NO_WAIT)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|| panic!("the lock is free"));
         let tried = store
-            .try_update(|st| st.checked += 1)
+            .update(NO_WAIT, |st| st.checked += 1)
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(tried.is_none());
+        let started = Instant::now();
+        let waited = store
+            .update(Duration::from_millis(100), |st| st.checked += 1)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(waited.is_none());
+        assert!(started.elapsed() >= Duration::from_millis(100));
         assert_eq!(store.read().checked, 1);
         drop(held);
         let tried = store
-            .try_update(|st| st.checked += 1)
+            .update(NO_WAIT, |st| st.checked += 1)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(tried.map(|s| s.checked), Some(2));
         assert_eq!(store.read().checked, 2);
@@ -371,5 +531,61 @@ mod tests {
     fn session_file_names_are_safe_and_distinct() {
         assert_ne!(file_stem("a/b"), file_stem("a_b"));
         assert!(!file_stem("../../etc").contains('/'));
+    }
+
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_damaged_session_file_is_moved_aside_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let store = Store::new(dir.path().to_path_buf(), "damaged".into());
+        store
+            .update(NO_WAIT, |st| st.enabled = Some(false))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(store.path(), b"{\"checked\": 3, oops").unwrap_or_else(|e| panic!("{e}"));
+        // An unlocked read does not touch it.
+        assert_eq!(store.read().checked, 0);
+        assert!(store.path().exists());
+        let after = store
+            .update(NO_WAIT, |st| st.checked += 1)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(after.map(|s| (s.checked, s.enabled)), Some((1, None)));
+        let names = names_in(&dir.path().join("sessions"));
+        let kept: Vec<&String> = names
+            .iter()
+            .filter(|n| n.contains(".json.corrupt-"))
+            .collect();
+        assert_eq!(kept.len(), 1, "{names:?}");
+        let text = std::fs::read(dir.path().join("sessions").join(kept[0]))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(text, b"{\"checked\": 3, oops");
+    }
+
+    #[test]
+    fn a_damaged_global_switch_reads_as_on_and_is_kept() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        set_global(dir.path(), Some(false)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(global(dir.path()).enabled, Some(false));
+        std::fs::write(dir.path().join("global.json"), b"\x00\x01")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(global(dir.path()).enabled, Some(true));
+        assert_eq!(global(dir.path()).enabled, Some(true));
+        let names = names_in(dir.path());
+        assert_eq!(
+            names
+                .iter()
+                .filter(|n| n.starts_with("global.json.corrupt-"))
+                .count(),
+            1,
+            "{names:?}"
+        );
     }
 }

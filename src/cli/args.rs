@@ -1,5 +1,5 @@
-//! The `automode` command line (when not invoked as `bash`/`sh`): argv →
-//! `Command`. Pure: reads nothing but the arguments given.
+//! The `automode` command line's grammar: argv → `Command`. Pure: reads
+//! nothing but the arguments given.
 
 use std::ffi::OsString;
 use std::fmt;

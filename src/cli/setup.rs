@@ -50,7 +50,7 @@ const HARNESSES: &[Harness] = &[
 
 /// What `automode setup` was asked.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(super) struct Request {
     pub harness: String,
     pub write: bool,
     /// Claude Code: install the PreToolUse/UserPromptSubmit hook instead
@@ -81,7 +81,7 @@ struct Plan {
 }
 
 /// Run `automode setup`.
-pub fn run(ctx: &Context, req: &Request) -> Result<String, String> {
+pub(super) fn run(ctx: &Context, req: &Request) -> Result<String, String> {
     let harness = find(&req.harness)?;
     if req.hook && harness.name != "claude-code" {
         return Err("--hook is only for claude-code (the other harnesses have no command hook automode can answer)".into());

@@ -1,0 +1,102 @@
+//! `automode config`: the effective configuration, each value with its
+//! source, the files read, and diagnostics.
+
+use std::fmt::Write as _;
+
+use crate::config::{self, FileStatus, Sourced};
+use crate::context::Context;
+
+fn sourced_list(list: &[Sourced<String>]) -> Vec<serde_json::Value> {
+    list.iter()
+        .map(|s| serde_json::json!({"value": s.value, "source": s.source.to_string()}))
+        .collect()
+}
+
+pub(super) fn run(ctx: &Context, json: bool) -> Result<String, String> {
+    let cfg = super::load_config(ctx)?;
+    let rules = |list: &[config::RuleEntry]| -> Vec<serde_json::Value> {
+        list.iter()
+            .map(|r| serde_json::json!({"rule": r.pattern, "source": r.source.to_string()}))
+            .collect()
+    };
+    let files: Vec<serde_json::Value> = cfg
+        .files
+        .iter()
+        .map(|(p, st)| {
+            serde_json::json!({"path": p.display().to_string(), "status": match st {
+                FileStatus::Read => "read",
+                FileStatus::Missing => "missing",
+                FileStatus::IgnoredUntrusted => "ignored (project not trusted)",
+            }})
+        })
+        .collect();
+    let value = serde_json::json!({
+        "files": files,
+        "autoMode.enabled": {"value": cfg.enabled.value, "source": cfg.enabled.source.to_string()},
+        "permissions.deny": rules(&cfg.deny),
+        "permissions.ask": rules(&cfg.ask),
+        "permissions.allow": rules(&cfg.allow),
+        "allowInsideWorkingDirectory": {"value": cfg.allow_inside_working_directory.value, "source": cfg.allow_inside_working_directory.source.to_string()},
+        "deniedPaths": sourced_list(&cfg.denied_paths),
+        "protectedPaths": sourced_list(&cfg.protected_paths),
+        "classifyReadOnlyTools": {"value": cfg.classify_read_only_tools.value, "source": cfg.classify_read_only_tools.source.to_string()},
+        "autoMode.allow": sourced_list(&cfg.classifier_allow),
+        "autoMode.soft_deny": sourced_list(&cfg.classifier_soft_deny),
+        "autoMode.hard_deny": sourced_list(&cfg.classifier_hard_deny),
+        "autoMode.environment": sourced_list(&cfg.classifier_environment),
+        "timeoutSeconds": cfg.timeout_seconds.as_ref().map(|t| serde_json::json!({"value": t.value, "source": t.source.to_string()})),
+        "outputLimitBytes": cfg.output_limit_bytes.as_ref().map(|t| serde_json::json!({"value": t.value, "source": t.source.to_string()})),
+        "diagnostics": cfg.diagnostics,
+    });
+    if json {
+        return Ok(format!("{value}\n"));
+    }
+    let mut out = String::new();
+    for (path, st) in &cfg.files {
+        let status = match st {
+            FileStatus::Read => "read",
+            FileStatus::Missing => "not present",
+            FileStatus::IgnoredUntrusted => "IGNORED: project not trusted",
+        };
+        let _ = writeln!(out, "file {}: {status}", path.display());
+    }
+    if let Some(obj) = value.as_object() {
+        for (k, v) in obj {
+            if k == "files" || k == "diagnostics" {
+                continue;
+            }
+            match v {
+                serde_json::Value::Array(items) => {
+                    let _ = writeln!(out, "{k}:{}", if items.is_empty() { " (none)" } else { "" });
+                    for item in items {
+                        let text = item
+                            .get("value")
+                            .or_else(|| item.get("rule"))
+                            .map_or_else(String::new, |t| {
+                                t.as_str().map_or_else(|| t.to_string(), str::to_string)
+                            });
+                        let src = item.get("source").and_then(|s| s.as_str()).unwrap_or("");
+                        let _ = writeln!(out, "  - {text}  [{src}]");
+                    }
+                }
+                serde_json::Value::Null => {
+                    let _ = writeln!(out, "{k}: (default)");
+                }
+                other => {
+                    let _ = writeln!(
+                        out,
+                        "{k}: {}  [{}]",
+                        other
+                            .get("value")
+                            .map_or_else(String::new, ToString::to_string),
+                        other.get("source").and_then(|s| s.as_str()).unwrap_or("")
+                    );
+                }
+            }
+        }
+    }
+    for d in &cfg.diagnostics {
+        let _ = writeln!(out, "note: {d}");
+    }
+    Ok(out)
+}

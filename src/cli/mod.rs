@@ -1,0 +1,149 @@
+//! `automode …` (invoked under any name but `bash`/`sh`): parse the
+//! command line (`args.rs`) and run the subcommand, one file each. The
+//! subcommands that change automode's state are the user's only: they
+//! refuse to run inside an agent's command.
+
+mod args;
+mod check;
+mod config;
+mod defaults;
+mod denials;
+mod exec;
+mod guidance;
+mod hook;
+mod log;
+mod model;
+mod onoff;
+mod reset;
+mod setup;
+mod status;
+mod trust;
+
+pub use args::{CliError, Command, HELP, parse};
+pub use guidance::GUIDANCE;
+
+use std::path::PathBuf;
+
+use crate::context::Context;
+use crate::exit::Exit;
+use crate::{report, session, state};
+
+/// Run `automode ARGS…`.
+pub fn run(ctx: &Context) -> Exit {
+    let command = match parse(ctx.args.clone()) {
+        Ok(c) => c,
+        Err(e) => {
+            report::say(&e.to_string());
+            return Exit::Usage;
+        }
+    };
+    if command.changes_state()
+        && let Some(pid) = session::shim_ancestor(ctx.exe.as_deref())
+    {
+        report::user_only_refused(pid);
+        return Exit::Blocked;
+    }
+    let dirs = Dirs::of(ctx);
+    let printed = match command {
+        Command::Help => Ok(HELP.to_string()),
+        Command::Version => Ok(format!("automode {}\n", env!("CARGO_PKG_VERSION"))),
+        Command::Exec {
+            timeout,
+            output_limit,
+            argv,
+        } => return exec::run(ctx, timeout, output_limit, argv),
+        Command::Check {
+            json,
+            classify,
+            cwd,
+            script,
+            dollar0,
+            args,
+        } => {
+            return check::run(
+                ctx,
+                &check::Args {
+                    json,
+                    classify,
+                    cwd,
+                    script,
+                    dollar0,
+                    args,
+                },
+            );
+        }
+        Command::Hook { harness } => return hook::run(ctx, &harness),
+        Command::Status { json } => status::run(ctx, dirs.state.as_deref(), json),
+        Command::Config { json } => config::run(ctx, json),
+        Command::Defaults => Ok(defaults::text()),
+        Command::Denials { json, session } => {
+            denials::run(dirs.state.as_deref(), session.as_deref(), json)
+        }
+        Command::Log { lines, json } => log::run(dirs.state.as_deref(), lines, json),
+        Command::Guidance => Ok(GUIDANCE.to_string()),
+        Command::Switch { on, session } => onoff::run(dirs.state.as_deref(), on, session),
+        Command::Reset { session } => reset::run(dirs.state.as_deref(), session),
+        Command::Trust { trusted, dir } => {
+            trust::run(ctx, dirs.config.as_deref(), trusted, dir.map(PathBuf::from))
+        }
+        Command::Model { set: None } => model::show(ctx),
+        Command::Model { set: Some(m) } => model::save(dirs.config.as_deref(), &m),
+        Command::Setup {
+            harness,
+            write,
+            hook,
+            shim,
+        } => setup::run(
+            ctx,
+            &setup::Request {
+                harness,
+                write,
+                hook,
+                shim: shim.map(PathBuf::from),
+            },
+        ),
+    };
+    match printed {
+        Ok(text) => {
+            print!("{text}");
+            Exit::Child(0)
+        }
+        Err(e) => {
+            report::say(&e);
+            Exit::Child(1)
+        }
+    }
+}
+
+/// automode's own directories for this user.
+struct Dirs {
+    config: Option<PathBuf>,
+    state: Option<PathBuf>,
+}
+
+impl Dirs {
+    fn of(ctx: &Context) -> Dirs {
+        let home = ctx.home();
+        Dirs {
+            config: crate::config::config_dir(home.as_deref(), ctx.var_str("XDG_CONFIG_HOME")),
+            state: state::state_dir(home.as_deref(), ctx.var_str("XDG_STATE_HOME")),
+        }
+    }
+}
+
+/// The effective configuration for the current directory, for the
+/// read-only views.
+fn load_config(ctx: &Context) -> Result<crate::config::Config, String> {
+    let home = ctx.home().map(|h| crate::policy::places::canon(&h));
+    crate::config::load(&crate::config::LoadInput {
+        home: home.as_deref(),
+        xdg_config_home: ctx.var_str("XDG_CONFIG_HOME"),
+        cwd: ctx.cwd(),
+        inline: ctx.var_str("AUTOMODE_SETTINGS_JSON"),
+    })
+    .map_err(|e| {
+        format!(
+            "the configuration is invalid (every shell command is blocked until it is fixed): {e}"
+        )
+    })
+}

@@ -1,0 +1,75 @@
+//! `automode model [PROVIDER/MODEL]`: the classifier model in force and
+//! whether it is ready (never the key), or save one (the user only).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::config;
+use crate::context::Context;
+
+/// The resolved classifier model and whether its key is present (never
+/// the key itself).
+pub(super) fn show(ctx: &Context) -> Result<String, String> {
+    let cfg = super::load_config(ctx)?;
+    let mut out = String::new();
+    match &cfg.classifier_model {
+        Some(m) => {
+            let _ = writeln!(out, "classifier model: {} (from {})", m.value, m.source);
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "classifier model: not set (`automode model provider/model-id` sets it)"
+            );
+        }
+    }
+    let var = |k: &str| ctx.var_str(k).map(str::to_string);
+    match crate::classifier::provider::resolve(&cfg, &var) {
+        Ok(p) => {
+            let _ = writeln!(
+                out,
+                "provider: {} ({:?} format) at {}",
+                p.name,
+                p.format,
+                p.url()
+            );
+            let key = if p.key.is_some() {
+                "present"
+            } else {
+                "absent (not required)"
+            };
+            let _ = writeln!(out, "key: {key} (${})", p.key_env);
+            let _ = writeln!(out, "timeout: {} ms per stage", p.timeout.as_millis());
+            let _ = writeln!(out, "ready: yes");
+        }
+        Err(why) => {
+            let _ = writeln!(out, "ready: no: {why}");
+        }
+    }
+    let _ = writeln!(out, "\npresets:");
+    for line in crate::classifier::provider::preset_lines() {
+        let _ = writeln!(out, "  {line}");
+    }
+    Ok(out)
+}
+
+pub(super) fn save(config_dir: Option<&Path>, model: &str) -> Result<String, String> {
+    let dir = config_dir.ok_or("no configuration directory (HOME is not set)")?;
+    if model
+        .split_once('/')
+        .is_none_or(|(p, m)| p.is_empty() || m.is_empty())
+    {
+        return Err(format!(
+            "{model:?} is not provider/model-id (for example openai/gpt-5-mini)"
+        ));
+    }
+    let path = config::save_global_value(
+        dir,
+        &["autoMode", "classifierModel"],
+        serde_json::Value::String(model.into()),
+    )?;
+    Ok(format!(
+        "classifier model {model} saved to {}\n",
+        path.display()
+    ))
+}

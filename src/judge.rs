@@ -1,0 +1,582 @@
+//! The one judge for the shim, `automode check` and hook mode: a script
+//! and where it runs → a verdict, classifier included.
+//!
+//! Input: the process `Context` and a `Request` (the script as submitted,
+//! its directory, how it was submitted). Output: `Decided` (the verdict,
+//! the text that was judged, the analysis, the classifier's note). It
+//! loads configuration and reads session state (never writes it: see
+//! `record.rs`) and runs nothing.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::config::{self, Config, ConfigError};
+use crate::context::Context;
+use crate::policy::places::Places;
+use crate::policy::{self, Decision, Verdict};
+use crate::state::{self, Store};
+use crate::{classifier, harness, session, shell};
+
+/// Consecutive classifier failures after which the verdict becomes `ask`
+/// (the first two block).
+const CLASSIFIER_FAILURES_BEFORE_ASK: u64 = 3;
+
+/// How a script came to be judged: what differs between the shim,
+/// `automode check` and hook mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The shim is about to run it. `login`: bash's `-l`; `noexec`:
+    /// bash's `-n` (parse only, nothing runs).
+    Shim { login: bool, noexec: bool },
+    /// `automode check`: never runs; the classifier only with `classify`.
+    Check { classify: bool },
+    /// Claude Code's PreToolUse hook: Claude runs it if allowed.
+    Hook,
+}
+
+/// One script to judge.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    pub origin: Origin,
+    /// The script as submitted (a harness wrapper included).
+    pub script: &'a str,
+    pub cwd: &'a Path,
+    pub positional: shell::Positional,
+    /// The analysis' input bound (a `-c` word or a file).
+    pub max_bytes: usize,
+    pub dialect: shell::Dialect,
+    /// The inherited environment is what the script will see (no login
+    /// profile or `BASH_ENV` runs first).
+    pub trust_env: bool,
+    /// The command's stdin would be the shim's terminal.
+    pub terminal: bool,
+}
+
+/// A verdict with how it was reached.
+#[derive(Debug)]
+pub struct Decided {
+    pub verdict: Verdict,
+    /// The text that was judged: the agent's command inside a recognised
+    /// harness wrapper, else the script.
+    pub judged: String,
+    pub wrapped: Option<harness::Wrapped>,
+    /// The analysis (none when no analysis was needed: `bash -n`, a
+    /// harness's own setup call).
+    pub analysis: Option<shell::Analysis>,
+    pub decision_time: Duration,
+    pub classifier: Option<ClassifierNote>,
+}
+
+/// What the classifier did, for state and audit.
+#[derive(Debug)]
+pub struct ClassifierNote {
+    /// `provider/model`, or why there is none.
+    pub model: String,
+    pub failed: bool,
+    pub attempts: Vec<classifier::Attempt>,
+    pub estimated_tokens: Vec<u64>,
+}
+
+impl ClassifierNote {
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "model": self.model,
+            "failed": self.failed,
+            "stages": self.attempts,
+            "estimated_prompt_tokens": self.estimated_tokens,
+        })
+    }
+}
+
+/// Which on/off switches apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Switches {
+    /// This session's switch, then the global one (the shim, hooks).
+    SessionAndGlobal,
+    /// Only the global one (`automode check`).
+    Global,
+}
+
+/// What the policy needs besides the analysis: configuration, places,
+/// this session's state and the on/off switch in force.
+#[derive(Debug)]
+pub struct Judge {
+    pub config: Config,
+    pub places: Places,
+    pub store: Option<Store>,
+    pub state_dir: Option<PathBuf>,
+    pub enabled: (bool, String),
+    /// The session file named by the caller (hook mode's `transcript_path`).
+    pub transcript: Option<PathBuf>,
+}
+
+impl Judge {
+    /// Load configuration and state for a decision in `cwd`.
+    pub fn load(ctx: &Context, cwd: &Path, switches: Switches) -> Result<Judge, ConfigError> {
+        let home = ctx.home().map(|h| policy::places::canon(&h));
+        let xdg_config = ctx.var_str("XDG_CONFIG_HOME");
+        let config = config::load(&config::LoadInput {
+            home: home.as_deref(),
+            xdg_config_home: xdg_config,
+            cwd: Some(cwd),
+            inline: ctx.var_str("AUTOMODE_SETTINGS_JSON"),
+        })?;
+        let state_dir = state::state_dir(home.as_deref(), ctx.var_str("XDG_STATE_HOME"));
+        let store = state_dir.clone().map(|d| {
+            let var = |k: &str| ctx.var_str(k).map(str::to_string);
+            Store::new(d, session::id(ctx.var_str("AUTOMODE_SESSION"), &var))
+        });
+        let session_switch = match (&store, switches) {
+            (Some(s), Switches::SessionAndGlobal) => s.read().enabled,
+            _ => None,
+        };
+        let global = state_dir.as_deref().and_then(|d| state::global(d).enabled);
+        let enabled = match (session_switch, global) {
+            (Some(on), _) => (on, "automode on/off for this session".to_string()),
+            (None, Some(on)) => (on, "automode on/off".to_string()),
+            (None, None) => (config.enabled.value, config.enabled.source.to_string()),
+        };
+        let exe = ctx
+            .exe
+            .as_deref()
+            .and_then(|e| std::fs::canonicalize(e).ok());
+        let share = exe
+            .as_deref()
+            .and_then(Path::parent)
+            .and_then(Path::parent)
+            .map(|p| p.join("share/automode"))
+            .filter(|p| p.exists());
+        let places = Places {
+            home,
+            cwd: cwd.to_path_buf(),
+            automode_config: config::config_dir(ctx.home().as_deref(), xdg_config),
+            automode_state: state_dir.clone(),
+            automode_share: share,
+            automode_shims: shims_dir(ctx, exe.as_deref()),
+            automode_exe: exe,
+            codex_home: ctx
+                .var_str("CODEX_HOME")
+                .filter(|c| c.starts_with('/'))
+                .map(PathBuf::from),
+        };
+        Ok(Judge {
+            config,
+            places,
+            store,
+            state_dir,
+            enabled,
+            transcript: None,
+        })
+    }
+
+    /// Judge one script: the local tiers, then (where the origin asks for
+    /// it) the classifier for what they send to review.
+    pub fn judge(&self, ctx: &Context, req: &Request<'_>) -> Decided {
+        let started = Instant::now();
+        let prepared = match req.origin {
+            Origin::Shim { login, .. } => prepare(ctx, self, req.script, Some(login)),
+            Origin::Check { .. } => prepare(ctx, self, req.script, None),
+            Origin::Hook => Prepared {
+                text: req.script.to_string(),
+                wrapped: None,
+                internal: None,
+            },
+        };
+        let Prepared {
+            text,
+            wrapped,
+            internal,
+        } = prepared;
+        let mut analysis = None;
+        let mut classifier_note = None;
+        let mut verdict = if let Origin::Shim { noexec: true, .. } = req.origin {
+            // `bash -n`: bash parses and runs nothing.
+            Verdict::new(
+                Decision::Allow,
+                policy::Tier::Analysis,
+                "noexec",
+                "built-in",
+                "bash -n only parses the script; nothing runs",
+            )
+        } else if let Some(kind) = internal {
+            Verdict::new(
+                Decision::Allow,
+                policy::Tier::Harness,
+                kind,
+                "built-in",
+                "the harness's own setup call: top level, its parent process is the harness binary, and it has the builder's shape",
+            )
+        } else {
+            let analysed = shell::analyze(analysis_request(ctx, req, text.as_bytes()));
+            let local = self.decide(ctx, &analysed, &text, req.terminal);
+            let classify = match req.origin {
+                Origin::Shim { .. } | Origin::Hook => true,
+                Origin::Check { classify } => classify,
+            };
+            let verdict = if classify && local.decision == Decision::Classify {
+                let (v, note) = self.classify(ctx, &analysed, &text, req.cwd, local);
+                classifier_note = Some(note);
+                v
+            } else {
+                local
+            };
+            analysis = Some(analysed);
+            verdict
+        };
+        note_wrapper(&mut verdict, wrapped.as_ref());
+        Decided {
+            verdict,
+            judged: text,
+            wrapped,
+            analysis,
+            decision_time: started.elapsed(),
+            classifier: classifier_note,
+        }
+    }
+
+    /// Decide; `terminal`: the command's stdin would be this terminal.
+    fn decide(
+        &self,
+        ctx: &Context,
+        analysis: &shell::Analysis,
+        script: &str,
+        terminal: bool,
+    ) -> Verdict {
+        let git_config_count = ctx
+            .var_str("GIT_CONFIG_COUNT")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        policy::decide(&policy::Ctx {
+            analysis,
+            script,
+            places: &self.places,
+            config: &self.config,
+            enabled: self.enabled.clone(),
+            env_path: ctx.var_str("PATH").unwrap_or(""),
+            xdg_config_home: ctx.var_str("XDG_CONFIG_HOME"),
+            git_config_count,
+            closed_terminal: terminal && !self.config.allow_terminal_input.value,
+        })
+    }
+
+    /// Use this session id (hook mode gets it in its input).
+    pub fn set_session(&mut self, id: &str) {
+        if let Some(dir) = &self.state_dir {
+            let store = Store::new(dir.clone(), id.to_string());
+            if let Some(on) = store.read().enabled {
+                self.enabled = (on, "automode on/off for this session".to_string());
+            }
+            self.store = Some(store);
+        }
+    }
+
+    /// The session's user-intent log (hook mode's UserPromptSubmit).
+    pub fn intent_log(&self) -> Option<PathBuf> {
+        let store = self.store.as_ref()?;
+        Some(
+            store
+                .dir
+                .join("intent")
+                .join(format!("{}.jsonl", state::file_stem(&store.session))),
+        )
+    }
+
+    /// Ask the classifier about a `classify` verdict; turn its answer
+    /// (or its failure) into the final verdict.
+    fn classify(
+        &self,
+        ctx: &Context,
+        analysis: &shell::Analysis,
+        script: &str,
+        cwd: &Path,
+        local: Verdict,
+    ) -> (Verdict, ClassifierNote) {
+        use classifier::Outcome;
+        let var = |k: &str| ctx.var_str(k).map(str::to_string);
+        let mut note = ClassifierNote {
+            model: self
+                .config
+                .classifier_model
+                .as_ref()
+                .map_or_else(|| "(none)".to_string(), |m| m.value.clone()),
+            failed: false,
+            attempts: Vec::new(),
+            estimated_tokens: Vec::new(),
+        };
+        let outcome = match classifier::provider::resolve(&self.config, &var) {
+            Err(why) => Outcome::Failed(why),
+            Ok(provider) => {
+                let home = self.places.home.clone();
+                let transcript_places = classifier::transcript::Places {
+                    explicit: self
+                        .transcript
+                        .as_ref()
+                        .and_then(|p| p.to_str())
+                        .or(ctx.var_str("AUTOMODE_TRANSCRIPT")),
+                    home: home.as_deref(),
+                    cwd,
+                    claude_config_dir: ctx.var_str("CLAUDE_CONFIG_DIR").map(Path::new),
+                    codex_home: self.places.codex_home.as_deref(),
+                    claude_session: ctx.var_str("CLAUDE_CODE_SESSION_ID"),
+                    codex_thread: ctx.var_str("CODEX_THREAD_ID"),
+                };
+                let mut entries = classifier::transcript::find(&transcript_places)
+                    .map(|p| classifier::transcript::load(&p))
+                    .unwrap_or_default();
+                // What the user typed, as the UserPromptSubmit hook recorded it.
+                if let Some(log) = self.intent_log() {
+                    for e in classifier::transcript::load(&log) {
+                        if !entries.contains(&e) {
+                            entries.push(e);
+                        }
+                    }
+                }
+                let transcript = classifier::transcript::render(
+                    &entries,
+                    classifier::transcript::USER_BUDGET,
+                    classifier::transcript::TOOL_BUDGET,
+                );
+                let prompt = classifier::prompt::Prompt {
+                    system: classifier::prompt::system(&self.config),
+                    context: classifier::prompt::context(
+                        &classifier::prompt::instructions(cwd),
+                        &transcript,
+                    ),
+                    action: classifier::prompt::action(script, cwd, analysis, &local.reason),
+                };
+                let io_log = self
+                    .config
+                    .log_classifier_io
+                    .value
+                    .then(|| {
+                        self.state_dir
+                            .as_ref()
+                            .map(|d| d.join("classifier-io.jsonl"))
+                    })
+                    .flatten();
+                let review = classifier::review(&provider, &prompt, io_log.as_deref());
+                note.attempts = review.attempts;
+                note.estimated_tokens = review.estimated_tokens;
+                review.outcome
+            }
+        };
+        let source = note.model.clone();
+        let mut v = match outcome {
+            Outcome::Allowed { decision: None } => Verdict::new(
+                Decision::Allow,
+                policy::Tier::Classifier,
+                "classifier:fast",
+                source,
+                format!(
+                    "the classifier's fast stage allowed it (sent for review because {})",
+                    local.reason
+                ),
+            ),
+            Outcome::Allowed { decision: Some(d) } => Verdict::new(
+                Decision::Allow,
+                policy::Tier::Classifier,
+                format!("classifier:{}", d.tier),
+                source,
+                format!("the classifier allowed it: {}", d.reason),
+            ),
+            Outcome::Blocked(d) => Verdict::new(
+                Decision::Deny,
+                policy::Tier::Classifier,
+                format!("classifier:{}", d.tier),
+                source,
+                format!(
+                    "the classifier blocked it: {} (it was sent for review because {})",
+                    d.reason, local.reason
+                ),
+            ),
+            Outcome::Failed(why) => {
+                note.failed = true;
+                let before = self
+                    .store
+                    .as_ref()
+                    .map_or(0, |s| s.read().consecutive_classifier_failures);
+                if before + 1 >= CLASSIFIER_FAILURES_BEFORE_ASK {
+                    Verdict::new(
+                        Decision::Ask,
+                        policy::Tier::Classifier,
+                        "classifier-failure",
+                        source,
+                        format!(
+                            "the classifier failed {} times in a row, so the user must decide (last failure: {why})",
+                            before + 1
+                        ),
+                    )
+                } else {
+                    Verdict::new(
+                        Decision::Deny,
+                        policy::Tier::Classifier,
+                        "classifier-failure",
+                        source,
+                        format!("classifier failure, not a judgement: {why}"),
+                    )
+                }
+            }
+        };
+        let mut trace = local.trace;
+        if let Some(last) = trace.last_mut() {
+            last.outcome = format!("{}: {}", v.decision, v.reason);
+        }
+        v.trace = trace;
+        (v, note)
+    }
+}
+
+/// The directory of the `bash` shim this process came through.
+fn shims_dir(ctx: &Context, exe: Option<&Path>) -> Option<PathBuf> {
+    let exe = exe?;
+    let argv0 = Path::new(&ctx.argv0);
+    if argv0.components().count() > 1 {
+        return std::fs::canonicalize(argv0.parent()?).ok();
+    }
+    let path = ctx.var("PATH")?;
+    path.as_bytes()
+        .split(|b| *b == b':')
+        .filter(|d| d.first() == Some(&b'/'))
+        .map(|d| Path::new(OsStr::from_bytes(d)).to_path_buf())
+        .find(|d| std::fs::canonicalize(d.join("bash")).is_ok_and(|p| p == exe))
+}
+
+/// The analysis request for a script.
+fn analysis_request(ctx: &Context, req: &Request<'_>, text: &[u8]) -> shell::Request {
+    let env = ctx
+        .env
+        .iter()
+        .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
+        .collect();
+    shell::Request {
+        script: text.to_vec(),
+        max_bytes: req.max_bytes,
+        positional: req.positional.clone(),
+        cwd: req.cwd.to_path_buf(),
+        home: ctx.home().map(|h| h.to_string_lossy().into_owned()),
+        env,
+        trust_env: req.trust_env && ctx.var("BASH_ENV").is_none_or(OsStr::is_empty),
+        dialect: req.dialect,
+        budget: shell::TIME_BUDGET,
+    }
+}
+
+/// Where the harnesses keep their state, and the names of this shim.
+fn harness_places(ctx: &Context, env: &Judge) -> harness::Places {
+    let home = env.places.home.clone();
+    let claude_dir = ctx
+        .var_str("CLAUDE_CONFIG_DIR")
+        .filter(|d| d.starts_with('/'))
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".claude")));
+    let codex_home = env
+        .places
+        .codex_home
+        .clone()
+        .or_else(|| home.as_ref().map(|h| h.join(".codex")));
+    let mut shims = Vec::new();
+    let argv0 = Path::new(&ctx.argv0);
+    if argv0.is_absolute() {
+        shims.push(argv0.to_path_buf());
+    }
+    if let Some(exe) = &env.places.automode_exe {
+        shims.push(exe.clone());
+    }
+    if let Some(dir) = &env.places.automode_shims {
+        shims.push(dir.join("bash"));
+        shims.push(dir.join("sh"));
+    }
+    // pi's configured prefix, only when pi is the caller.
+    let pi_prefix = ctx.var_str("PI_CODING_AGENT").and_then(|_| {
+        let settings = home.as_ref()?.join(".pi/agent/settings.json");
+        let text = std::fs::read_to_string(settings).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        v["shellCommandPrefix"].as_str().map(str::to_string)
+    });
+    harness::Places {
+        home,
+        claude_dir,
+        codex_home,
+        shims,
+        pi_prefix,
+        tmpdir: ctx
+            .var_str("TMPDIR")
+            .filter(|t| t.starts_with('/'))
+            .map(PathBuf::from),
+    }
+}
+
+/// The harness binary that is this process's parent, if any.
+fn parent_harness(ctx: &Context) -> Option<&'static str> {
+    let ppid = nix::unistd::getppid().as_raw();
+    let exe = std::fs::read_link(format!("/proc/{ppid}/exe")).ok()?;
+    harness::builders::harness_of(&exe, ctx.var_str("CLAUDE_CODE_EXECPATH"))
+}
+
+/// Put the harness wrapper the command came in first in the verdict's
+/// trace.
+fn note_wrapper(verdict: &mut Verdict, wrapped: Option<&harness::Wrapped>) {
+    if let Some(w) = wrapped {
+        verdict.trace.insert(
+            0,
+            policy::Step {
+                tier: policy::Tier::Harness,
+                outcome: format!(
+                    "{} wrapper ({}): judging the agent's command inside it",
+                    w.harness, w.template
+                ),
+            },
+        );
+    }
+}
+
+/// What to judge, from the script as submitted.
+struct Prepared {
+    text: String,
+    wrapped: Option<harness::Wrapped>,
+    /// A harness's own setup call (allowed by shape and parent).
+    internal: Option<&'static str>,
+}
+
+/// What to judge: a harness's own setup call (allowed by shape and
+/// parent; only looked for when `login` is given, i.e. the shim is about
+/// to run it), the agent's command inside a recognised wrapper (aliases
+/// from the snapshot resolved), or the script itself.
+fn prepare(ctx: &Context, env: &Judge, original: &str, login: Option<bool>) -> Prepared {
+    let hplaces = harness_places(ctx, env);
+    let internal = login.and_then(|login| {
+        harness::builders::internal_call(original, login, parent_harness(ctx), &hplaces)
+    });
+    if internal.is_some() {
+        return Prepared {
+            text: original.to_string(),
+            wrapped: None,
+            internal,
+        };
+    }
+    let Some(w) = harness::recognize(original, &hplaces) else {
+        return Prepared {
+            text: original.to_string(),
+            wrapped: None,
+            internal: None,
+        };
+    };
+    let text = match (&w.snapshot, w.harness) {
+        (Some(snap), "claude-code") => match harness::snapshot::read(snap) {
+            Some(s) => harness::aliases::resolve(&w.judged(), &s),
+            // No snapshot: `source … || true` fails quietly, nothing is
+            // defined.
+            None if !snap.exists() => w.judged(),
+            // Unreadable snapshot: the names it might define are unknown.
+            None => format!("{}\n{}", harness::aliases::UNKNOWN_BODY, w.judged()),
+        },
+        _ => w.judged(),
+    };
+    Prepared {
+        text,
+        wrapped: Some(w),
+        internal: None,
+    }
+}

@@ -1,0 +1,304 @@
+//! The shim pipeline, top to bottom, for automode invoked as `bash` or
+//! `sh`: invocation → script → judge → record the decision → run →
+//! record the outcome. Each stage is one step below; what a stage needs
+//! lives in its own module (`invocation`, `script`, `judge`, `record`,
+//! `launch`), and this file only sequences them.
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use crate::config::Config;
+use crate::context::Context;
+use crate::exec::{self, ExecError};
+use crate::exit::Exit;
+use crate::invocation::{self, Invocation, Parsed, ShellKind, Source};
+use crate::judge::{self, Judge, Origin, Switches};
+use crate::launch::{self, Launch};
+use crate::limits::{self, LimitSource, Limits, Request, Requests};
+use crate::policy::Decision;
+use crate::{nested, realshell, report, script, shell, state};
+
+/// Shim mode: `bash …` / `sh …`.
+pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
+    // 1. The invocation: a nested call inside a command already judged
+    //    becomes the real shell at once; so do `--version` and `--help`.
+    if nested::is_nested(ctx.var(nested::MARKER_VAR)) {
+        return pass_through(ctx, kind);
+    }
+    let inv = match invocation::parse(&ctx.argv0, ctx.args.iter().cloned()) {
+        Ok(Parsed::Run(inv)) => *inv,
+        Ok(Parsed::Informational) => return pass_through(ctx, kind),
+        Ok(Parsed::ListOptions) => {
+            report::list_options_unsupported();
+            return Exit::Usage;
+        }
+        Err(err) => {
+            report::usage_error(&err, &ctx.argv0.to_string_lossy());
+            return Exit::Child(err.exit_code());
+        }
+    };
+    if inv.source == Source::Stdin && ctx.stdin_is_tty {
+        return interactive(ctx, kind);
+    }
+
+    // 2. Where it runs, and under which configuration.
+    let Some(cwd) = ctx.cwd().map(Path::to_path_buf) else {
+        report::exec_error(&ExecError::WorkspaceChanged(
+            ctx.workspace.clone().err().unwrap_or_default(),
+        ));
+        return Exit::Blocked;
+    };
+    let judge = match Judge::load(ctx, &cwd, Switches::SessionAndGlobal) {
+        Ok(j) => j,
+        Err(e) => {
+            report::config_error(&e);
+            return Exit::Blocked;
+        }
+    };
+
+    // 3. The script, and the limits it runs under.
+    let (script_text, limits) = match script_and_limits(ctx, &inv, &judge.config) {
+        Ok(s) => s,
+        Err(exit) => return exit,
+    };
+
+    // 4. The verdict.
+    let original = String::from_utf8_lossy(&script_text).into_owned();
+    let mut decided = judge.judge(ctx, &judge_request(&inv, kind, &original, &cwd, ctx));
+    // One analysis per process, which exits after the command: freeing a
+    // large script's records would cost up to a sixth of its analysis
+    // time, before the command starts.
+    std::mem::forget(decided.analysis.take());
+    let rec = judge.recorder(ctx, &cwd);
+    // The classifier can take seconds: the directory must still be the
+    // one the command was submitted in.
+    if let (Some(_), Ok(ws)) = (&decided.classifier, &ctx.workspace)
+        && let Err(why) = ws.verify()
+    {
+        report::exec_error(&ExecError::WorkspaceChanged(why));
+        rec.no_run(&decided);
+        return Exit::Blocked;
+    }
+    if decided.verdict.decision != Decision::Allow {
+        report::blocked(&decided.verdict);
+        rec.no_run(&decided);
+        return Exit::Blocked;
+    }
+    let shell = match realshell::locate(ctx) {
+        Ok(s) => s,
+        Err(e) => {
+            report::real_shell_error(&e);
+            rec.no_run(&decided);
+            return if e.is_missing() {
+                Exit::NotFound
+            } else {
+                Exit::CannotInvoke
+            };
+        }
+    };
+
+    // 5. The decision record, before the command starts.
+    rec.decision(&decided, true);
+
+    // 6. Run it; the session's count is written while it starts (never
+    //    waiting on a lock while the child runs).
+    let mut argv = vec![ctx.argv0.clone()];
+    argv.extend(inv.real_shell_args(OsStr::from_bytes(&script_text)));
+    let mut counted = false;
+    let (exit, outcome) = launch::supervise(
+        ctx,
+        Launch {
+            program: shell.path,
+            argv,
+            limits,
+            extra_env: &decided.verdict.exec_env,
+            terminal_stdin: ctx.stdin_is_tty && judge.config.allow_terminal_input.value,
+        },
+        &mut || counted = rec.count(&decided, state::NO_WAIT),
+    );
+
+    // 7. The outcome record (and the count, if its lock was busy).
+    if !counted {
+        rec.count(&decided, state::SHIM_LOCK_WAIT);
+    }
+    rec.outcome(exit, outcome.as_ref());
+    exit
+}
+
+/// A script on a terminal's stdin: an interactive shell, for a human at
+/// the terminal only if the user's configuration says so.
+fn interactive(ctx: &Context, kind: ShellKind) -> Exit {
+    let allowed = ctx.cwd().is_some_and(|cwd| {
+        Judge::load(ctx, cwd, Switches::SessionAndGlobal)
+            .is_ok_and(|j| j.config.allow_terminal_input.value)
+    });
+    if allowed {
+        return pass_through(ctx, kind);
+    }
+    report::interactive_refused();
+    Exit::Usage
+}
+
+/// The script (the `-c` word, a file or stdin, bounded) and the limits
+/// that apply to it: the harness's environment, then configuration, then
+/// the script's own leading `AUTOMODE_TIMEOUT=` / `AUTOMODE_OUTPUT_LIMIT=`.
+fn script_and_limits(
+    ctx: &Context,
+    inv: &Invocation,
+    config: &Config,
+) -> Result<(Vec<u8>, Limits), Exit> {
+    let mut requests = environment_requests(ctx);
+    config_requests(config, &mut requests);
+    let early = requests.resolve().map_err(|e| {
+        report::limit_error(&e);
+        Exit::Usage
+    })?;
+    let text = read_script(ctx, inv, early)?;
+    let lead = script::leading_limits(&text);
+    if let Some(v) = lead.timeout {
+        requests.timeout.push(Request {
+            value: v,
+            source: LimitSource::Script,
+        });
+    }
+    if let Some(v) = lead.output_limit {
+        requests.output_limit.push(Request {
+            value: v,
+            source: LimitSource::Script,
+        });
+    }
+    let limits = requests.resolve().map_err(|e| {
+        report::limit_error(&e);
+        Exit::Usage
+    })?;
+    Ok((text, limits))
+}
+
+/// What the judge needs to know about this invocation.
+fn judge_request<'a>(
+    inv: &Invocation,
+    kind: ShellKind,
+    script: &'a str,
+    cwd: &'a Path,
+    ctx: &Context,
+) -> judge::Request<'a> {
+    judge::Request {
+        origin: Origin::Shim {
+            login: inv.options.login,
+            noexec: inv.options.noexec(),
+        },
+        script,
+        cwd,
+        positional: shell::Positional {
+            dollar0: inv
+                .dollar0
+                .as_ref()
+                .unwrap_or(&inv.argv0)
+                .to_string_lossy()
+                .into_owned(),
+            args: inv
+                .args
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+        },
+        max_bytes: match inv.source {
+            Source::Command(_) => shell::MAX_COMMAND_BYTES,
+            Source::File(_) | Source::Stdin => shell::MAX_FILE_BYTES,
+        },
+        dialect: match kind {
+            ShellKind::Bash => shell::Dialect::Bash,
+            ShellKind::Sh => shell::Dialect::Posix,
+        },
+        // A login shell reads profiles first: the environment the script
+        // sees is not the one inherited.
+        trust_env: !inv.options.login,
+        terminal: ctx.stdin_is_tty,
+    }
+}
+
+/// Configuration limits join the requests (below environment and script).
+fn config_requests(cfg: &Config, requests: &mut Requests) {
+    if let Some(t) = &cfg.timeout_seconds {
+        requests.timeout.push(Request {
+            value: t.value.to_string(),
+            source: LimitSource::Config,
+        });
+    }
+    if let Some(b) = &cfg.output_limit_bytes {
+        requests.output_limit.push(Request {
+            value: b.value.to_string(),
+            source: LimitSource::Config,
+        });
+    }
+}
+
+/// `AUTOMODE_TIMEOUT` / `AUTOMODE_OUTPUT_LIMIT` from the harness.
+pub fn environment_requests(ctx: &Context) -> Requests {
+    let mut requests = Requests::default();
+    if let Some(v) = ctx.var(limits::TIMEOUT_VAR) {
+        requests.timeout.push(Request {
+            value: v.to_string_lossy().into_owned(),
+            source: LimitSource::Environment,
+        });
+    }
+    if let Some(v) = ctx.var(limits::OUTPUT_LIMIT_VAR) {
+        requests.output_limit.push(Request {
+            value: v.to_string_lossy().into_owned(),
+            source: LimitSource::Environment,
+        });
+    }
+    requests
+}
+
+/// The script text: the `-c` word, or the file or stdin read (bounded).
+fn read_script(ctx: &Context, inv: &Invocation, limits: Limits) -> Result<Vec<u8>, Exit> {
+    let shell_name = ctx.argv0.to_string_lossy();
+    let read = match &inv.source {
+        Source::Command(text) => return Ok(text.as_bytes().to_vec()),
+        Source::File(name) => script::read_file(name, ctx.var("PATH")),
+        Source::Stdin => script::read_stdin(limits.timeout),
+    };
+    read.map_err(|err| {
+        report::script_error(&err, &shell_name);
+        match err {
+            script::ScriptError::NotFound(_) => Exit::NotFound,
+            script::ScriptError::IsDirectory(_)
+            | script::ScriptError::PermissionDenied(_)
+            | script::ScriptError::Binary(_)
+            | script::ScriptError::Unreadable(..) => Exit::CannotInvoke,
+            script::ScriptError::TooLarge(_) | script::ScriptError::ContainsNul(..) => {
+                Exit::Blocked
+            }
+            script::ScriptError::StdinTimedOut(_) => Exit::TimedOut,
+        }
+    })
+}
+
+/// Nested calls and `--version`/`--help`: become the real shell at once.
+fn pass_through(ctx: &Context, kind: ShellKind) -> Exit {
+    let shell = match realshell::locate(ctx) {
+        Ok(s) => s,
+        Err(e) => {
+            report::real_shell_error(&e);
+            return if e.is_missing() {
+                Exit::NotFound
+            } else {
+                Exit::CannotInvoke
+            };
+        }
+    };
+    let mut argv: Vec<OsString> = vec![ctx.argv0.clone()];
+    if kind == ShellKind::Sh {
+        argv.push(OsString::from("--posix"));
+    }
+    argv.extend(ctx.args.iter().cloned());
+    let err = exec::exec_replace(&shell.path, &argv);
+    report::nested_exec_failed(&shell.path, &err);
+    if err.kind() == std::io::ErrorKind::NotFound {
+        Exit::NotFound
+    } else {
+        Exit::CannotInvoke
+    }
+}
