@@ -280,6 +280,9 @@ run_case() { # $1 = case name, $2 = harness, $3 = mode (default|nosnap|hook|envf
 	printf '== %-14s %-7s %-8s rc=%-3s %5.1fs  (%s)\n' "$c" "$h" "$mode" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "${VER[$h]}"
 	local -a chk=(--case "$c" --log "$d/mock.jsonl" --scenario "$SCENARIO" --project "$proj"
 		--watch "$home/.bashrc" --watch-sha "$watch_sha" --rc "$rc" --snapshot "$snapshot")
+	# automode under test (not the stand-in): its audit must have one verdict per command
+	[[ $mode != hook && $(basename "$(readlink -f "$shell")") != recording-bash ]] &&
+		chk+=(--audit "$home/.local/state/automode/audit.jsonl")
 	if [[ $mode == hook ]]; then
 		chk+=(--prefix d. --expect-blocking)
 	elif ((EXPECT_BLOCKING)); then

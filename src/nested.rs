@@ -1,12 +1,19 @@
 //! Is this shim invocation nested inside a command that a live automode
 //! supervisor already allowed and is running?
 //!
-//! The supervisor puts `AUTOMODE_SUPERVISOR=<sid>:<pid>:<start>` in the
-//! child's environment: the child's session id (the child writes its own
-//! pid there after fork; `setsid` makes it the session id), and the
-//! supervisor's pid and start time. A shim is nested when the marker
+//! The supervisor puts `AUTOMODE_SUPERVISOR_<pid>=<sid>:<pid>:<start>` in
+//! the child's environment: the child's session id (the child writes its
+//! own pid there after fork; `setsid` makes it the session id), and the
+//! supervisor's pid and start time. A shim is nested when one such marker
 //! parses, its own session id equals `<sid>`, and process `<pid>` is still
 //! alive with start time `<start>`.
+//!
+//! The name carries the supervisor's pid so that a stale marker cannot
+//! hide the live one: Codex snapshots every exported variable of a login
+//! shell (itself run under automode) and its wrapper re-exports them all
+//! before `exec <shim> -c <command>`; with one fixed name the snapshot's
+//! old marker overwrote the current one and the agent's command was
+//! judged twice. Every marker is checked, and any valid one counts.
 //!
 //! Why an agent cannot use the marker to skip the analysis of its own
 //! command: the agent never controls the environment of a top-level
@@ -23,8 +30,15 @@
 
 use std::ffi::OsStr;
 
-/// The environment variable carrying the marker.
+/// The environment variable carrying the marker, and the prefix of every
+/// marker variable (`AUTOMODE_SUPERVISOR_<pid>`).
 pub const MARKER_VAR: &str = "AUTOMODE_SUPERVISOR";
+
+/// Is `name` a marker variable (this version's or an older one's)?
+pub fn is_marker_name(name: &[u8]) -> bool {
+    name.strip_prefix(MARKER_VAR.as_bytes())
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(b"_"))
+}
 
 /// Width of the zero-padded session-id field the child fills in.
 pub const SID_WIDTH: usize = 10;
@@ -63,19 +77,21 @@ pub fn marker_template() -> Option<(String, usize)> {
     let me = std::process::id() as i32;
     let start = proc_stat(me)?.start_ticks;
     let value = format!("{}:{me}:{start}", "0".repeat(SID_WIDTH));
-    let entry = format!("{MARKER_VAR}={value}");
-    Some((entry, MARKER_VAR.len() + 1))
+    let name = format!("{MARKER_VAR}_{me}");
+    let offset = name.len() + 1;
+    Some((format!("{name}={value}"), offset))
 }
 
-/// Decide from the marker value whether we run inside a live supervision.
-pub fn is_nested(marker: Option<&OsStr>) -> bool {
-    let Some(value) = marker.and_then(OsStr::to_str) else {
-        return false;
-    };
+/// Decide from the environment whether we run inside a live supervision:
+/// any marker variable that names our session and a live supervisor.
+pub fn is_nested<'a>(env: impl IntoIterator<Item = (&'a OsStr, &'a OsStr)>) -> bool {
     let Ok(my_sid) = nix::unistd::getsid(None) else {
         return false;
     };
-    marker_matches(value, my_sid.as_raw(), proc_stat)
+    env.into_iter()
+        .filter(|(k, _)| is_marker_name(k.as_encoded_bytes()))
+        .filter_map(|(_, v)| v.to_str())
+        .any(|value| marker_matches(value, my_sid.as_raw(), proc_stat))
 }
 
 /// The check itself, with our session id and the process lookup passed
@@ -118,19 +134,31 @@ mod tests {
         );
     }
 
+    fn one(value: &str) -> bool {
+        is_nested([(OsStr::new(MARKER_VAR), OsStr::new(value))])
+    }
+
+    #[test]
+    fn marker_names_carry_the_prefix() {
+        assert!(is_marker_name(b"AUTOMODE_SUPERVISOR"));
+        assert!(is_marker_name(b"AUTOMODE_SUPERVISOR_123"));
+        assert!(!is_marker_name(b"AUTOMODE_SUPERVISORX"));
+        assert!(!is_marker_name(b"AUTOMODE_SESSION"));
+    }
+
     #[test]
     fn rejects_malformed_or_foreign_markers() {
-        assert!(!is_nested(None));
-        assert!(!is_nested(Some(OsStr::new(""))));
-        assert!(!is_nested(Some(OsStr::new("1:2"))));
-        assert!(!is_nested(Some(OsStr::new("x:y:z"))));
-        assert!(!is_nested(Some(OsStr::new("1:1:1"))));
+        assert!(!is_nested(std::iter::empty()));
+        assert!(!one(""));
+        assert!(!one("1:2"));
+        assert!(!one("x:y:z"));
+        assert!(!one("1:1:1"));
         // Our own pid and start time, but a session that is not ours.
         let me = std::process::id() as i32;
         let start = proc_stat(me).map(|s| s.start_ticks).unwrap_or(0);
         let other_sid = nix::unistd::getsid(None).map(|p| p.as_raw()).unwrap_or(0) + 1;
         let marker = format!("{other_sid}:{me}:{start}");
-        assert!(!is_nested(Some(OsStr::new(&marker))));
+        assert!(!one(&marker));
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::{nested, realshell, report, script, shell, state};
 pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     // 1. The invocation: a nested call inside a command already judged
     //    becomes the real shell at once; so do `--version` and `--help`.
-    if nested::is_nested(ctx.var(nested::MARKER_VAR)) {
+    if nested::is_nested(ctx.env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str()))) {
         return pass_through(ctx, kind);
     }
     let inv = match invocation::parse(&ctx.argv0, ctx.args.iter().cloned()) {

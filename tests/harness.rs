@@ -180,6 +180,7 @@ fn hook_mode_allows_routine_commands_and_denies_with_the_reason() {
         let (d, reason) = decision(&out);
         assert_eq!(d, want, "{name}: {reason}");
         if want == "deny" {
+            assert!(reason.starts_with("automode: blocked:"), "{reason}");
             assert!(reason.contains("profile-write"), "{reason}");
             assert!(reason.contains("did not run"), "{reason}");
         }
@@ -461,4 +462,56 @@ fn aider_and_codex_invocation_shapes_run() {
         .bash()
         .args(["-c", "-l", "shopt -q login_shell && echo login"]));
     assert!(r.stdout().contains("login"), "{}", r.stderr());
+}
+
+#[test]
+fn a_codex_wrapper_is_one_verdict_even_with_a_stale_marker_in_its_snapshot() {
+    let env = Env::new().with_env("AUTOMODE_SESSION", "codex-one-verdict");
+    // Codex's snapshot builder runs in a login shell that automode
+    // supervises, and `declare -xp`s every exported variable, the
+    // supervisor's marker included; its wrapper re-exports them all before
+    // `exec <shim> -c <command>`. Build such a snapshot (auto mode off, as
+    // the harness's own setup call is allowed), then run the wrapper.
+    let builder = fixture(&env, "codex", "snapshot-builder.json");
+    let script = builder["argv"][2].as_str().unwrap();
+    let off = Env::supervision_only();
+    let r = run(off.bash().args(["-lc", script]));
+    let stale: Vec<String> = r
+        .stdout()
+        .split('\0')
+        .filter(|s| s.starts_with("declare -x AUTOMODE_SUPERVISOR"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(stale.len(), 1, "{}", r.stdout());
+    let f = fixture(&env, "codex", "wrapper-heredoc.json");
+    let wrapper = f["argv"][2]
+        .as_str()
+        .unwrap()
+        .replace("{HARNESS_PKG}", "/nonexistent");
+    let snapshot = wrapper
+        .split("if . '")
+        .nth(1)
+        .and_then(|s| s.split('\'').next())
+        .unwrap();
+    std::fs::create_dir_all(Path::new(snapshot).parent().unwrap()).unwrap();
+    std::fs::write(snapshot, format!("# Snapshot file\n{}\n", stale.join("\n"))).unwrap();
+    let mut cmd = env.bash();
+    cmd.args(["-c", &wrapper]);
+    for (k, v) in f["env"].as_object().unwrap() {
+        if !matches!(k.as_str(), "HOME" | "PATH") {
+            let v = v.as_str().unwrap().replace("{HARNESS_PKG}", "/nonexistent");
+            cmd.env(k, v);
+        }
+    }
+    let r = run(&mut cmd);
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(r.stdout().contains("wrote-notes"), "{}", r.stdout());
+    let r = run(env.automode().args(["log", "--json", "-n", "10"]));
+    let entries: Vec<Value> = r
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(entries.len(), 1, "judged more than once: {}", r.stdout());
+    assert_eq!(entries[0]["tier"], "routine", "{}", entries[0]);
 }

@@ -9,6 +9,7 @@ mod harness;
 mod limits;
 mod oracle;
 mod policy;
+mod records;
 mod shim;
 mod supervision;
 mod support;

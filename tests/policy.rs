@@ -189,7 +189,7 @@ fn user_only_commands_refuse_inside_an_agent_command() {
         );
     }
     // Even with the nesting marker removed from the environment.
-    let r = run(&mut env.script(&format!("env -u AUTOMODE_SUPERVISOR {} off", bin.display())));
+    let r = run(&mut env.script(&format!("env -i PATH=/usr/bin:/bin {} off", bin.display())));
     assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
     // Read-only admin commands work anywhere.
     let r = run(&mut env.script(&format!("{} status", bin.display())));

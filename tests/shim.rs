@@ -209,15 +209,16 @@ fn nested_calls_exec_the_real_shell_without_a_second_supervisor() {
 
 #[test]
 fn a_copied_marker_outside_the_session_is_not_trusted() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "1");
     // Grab a real marker from inside a supervised command, then present it
     // from outside: the shim must supervise (and time out) as top level.
-    let r = run(&mut env.script("echo $AUTOMODE_SUPERVISOR"));
-    let marker = r.stdout().trim().to_string();
+    let grab = Env::supervision_only();
+    let r = run(&mut grab.script("env | grep ^AUTOMODE_SUPERVISOR"));
+    let line = r.stdout().trim().to_string();
+    let (name, marker) = line.split_once('=').unwrap_or_else(|| panic!("{line:?}"));
+    assert!(name.starts_with("AUTOMODE_SUPERVISOR_"), "{line}");
     assert!(marker.contains(':'), "{marker}");
-    let r = run(env
-        .script("sleep 41.03")
-        .env("AUTOMODE_SUPERVISOR", &marker));
+    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "1");
+    let r = run(env.script("sleep 41.03").env(name, marker));
     assert_eq!(r.code(), Some(124));
     crate::support::kill_all("sleep 41.03");
 }

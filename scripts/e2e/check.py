@@ -13,6 +13,8 @@ Checks
   c.turns      every scripted turn was served in order, all tool results came back, the final
                text was served, and the harness exited 0
   c.snapshot   --snapshot yes|no: the snapshot_probe turn saw a shell-snapshot file / none
+  c.verdicts   --audit FILE (automode's audit.jsonl): every scripted command was judged and
+               recorded exactly once (one decision record), however the harness wrapped it
 """
 
 import argparse
@@ -48,6 +50,7 @@ def main():
     ap.add_argument("--expect-blocking", action="store_true")
     ap.add_argument("--snapshot", choices=["yes", "no", "n/a"], default="n/a")
     ap.add_argument("--prefix", default="", help="prefix for check names (e.g. d.)")
+    ap.add_argument("--audit", help="automode's audit.jsonl of the run (absent: the stand-in shell)")
     a = ap.parse_args()
 
     with open(a.scenario, encoding="utf-8") as f:
@@ -132,6 +135,25 @@ def main():
             ok = bool(snaps) if a.snapshot == "yes" else not snaps
             rep(ok, "c.snapshot", "want snapshot=%s, probe saw %d snapshot file(s) %s" % (
                 a.snapshot, len(snaps), snaps[:2]))
+
+    if a.audit:
+        decisions = []
+        try:
+            with open(a.audit, encoding="utf-8") as f:
+                for line in f:
+                    try:
+                        r = json.loads(line)
+                    except ValueError:
+                        continue
+                    if r.get("event") == "decision":
+                        decisions.append(r.get("script", ""))
+        except FileNotFoundError:
+            pass
+        counts = {t["cmd"]: decisions.count(t["cmd"]) for t in tool_turns}
+        wrong = {c: n for c, n in counts.items() if n != 1}
+        rep(not wrong and bool(decisions), "c.verdicts",
+            "%d decision records; every scripted command once" % len(decisions) if not wrong
+            else "commands not judged exactly once: %s" % short(json.dumps(wrong), 200))
 
     fails = 0
     for st, name, detail in results:

@@ -23,9 +23,11 @@ pub enum Command {
         dollar0: Option<OsString>,
         args: Vec<OsString>,
     },
-    /// `automode status [--json]`: on/off, counters, last decision.
+    /// `automode status [--json] [--all]`: on/off, the sessions active in
+    /// the last 24 hours (`--all`: every one), counters, last decision.
     Status {
         json: bool,
+        all: bool,
     },
     /// `automode config [--json]`: effective values with sources.
     Config {
@@ -125,7 +127,7 @@ Installed as `bash` and `sh` in a shims directory, it receives the agent's
       configured classifier when the local tiers cannot decide.
   automode exec [--timeout S] [--output-limit BYTES] [--] PROGRAM [ARGS…]
       Run one program directly (no shell) under supervision.
-  automode status [--json]        on/off, sessions, counters, last decision
+  automode status [--json] [--all] on/off, recent sessions, counters
   automode config [--json]        effective configuration with sources
   automode defaults               built-in rules, lists and program table
   automode denials [--json] [--session ID]
@@ -178,6 +180,7 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
     let mut write = false;
     let mut hook = false;
     let mut shim = None;
+    let mut all = false;
     while let Some(arg) = parser.next()? {
         match arg {
             Long("json") if matches!(sub, "status" | "config" | "denials" | "log") => json = true,
@@ -196,6 +199,7 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
             {
                 dir = Some(v)
             }
+            Long("all") if sub == "status" => all = true,
             Long("write") if sub == "setup" => write = true,
             Long("print") if sub == "setup" => write = false,
             Long("hook") if sub == "setup" => hook = true,
@@ -204,7 +208,7 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
         }
     }
     Ok(match sub {
-        "status" => Command::Status { json },
+        "status" => Command::Status { json, all },
         "config" => Command::Config { json },
         "defaults" => Command::Defaults,
         "denials" => Command::Denials { json, session },

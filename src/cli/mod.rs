@@ -73,7 +73,7 @@ pub fn run(ctx: &Context) -> Exit {
             );
         }
         Command::Hook { harness } => return hook::run(ctx, &harness),
-        Command::Status { json } => status::run(ctx, dirs.state.as_deref(), json),
+        Command::Status { json, all } => status::run(ctx, dirs.state.as_deref(), json, all),
         Command::Config { json } => config::run(ctx, json),
         Command::Defaults => Ok(defaults::text()),
         Command::Denials { json, session } => {

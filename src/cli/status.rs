@@ -1,16 +1,39 @@
-//! `automode status`: on or off and why, and the recent sessions with
-//! their counters and last decision.
+//! `automode status`: on or off and why, and the sessions active in the
+//! last 24 hours (`--all`: every one), each named by its harness, a short
+//! id and its working directory, with counters and the last decision.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::context::Context;
-use crate::state::{self, Store};
+use crate::session;
+use crate::state::{self, SessionState, Store};
 
-pub(super) fn run(ctx: &Context, state_dir: Option<&Path>, json: bool) -> Result<String, String> {
+/// Sessions idle for longer than this are left out unless `--all`.
+const RECENT_SECS: u64 = 24 * 60 * 60;
+
+pub(super) fn run(
+    ctx: &Context,
+    state_dir: Option<&Path>,
+    json: bool,
+    all: bool,
+) -> Result<String, String> {
     let cfg = super::load_config(ctx)?;
     let global = state_dir.map(state::global).unwrap_or_default();
-    let sessions = state_dir.map(Store::all).unwrap_or_default();
+    let now = ctx
+        .now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let every = state_dir.map(Store::all).unwrap_or_default();
+    let total = every.len();
+    let sessions: Vec<SessionState> = every
+        .into_iter()
+        .filter(|s| {
+            all || s
+                .last_at
+                .is_some_and(|t| now.saturating_sub(t) <= RECENT_SECS)
+        })
+        .collect();
     let enabled = global.enabled.unwrap_or(cfg.enabled.value);
     if json {
         let value = serde_json::json!({
@@ -38,9 +61,17 @@ pub(super) fn run(ctx: &Context, state_dir: Option<&Path>, json: bool) -> Result
         state_dir.map_or_else(|| "(no home directory)".into(), |d| d.display().to_string())
     );
     if sessions.is_empty() {
-        let _ = writeln!(out, "no sessions recorded yet");
+        let _ = writeln!(
+            out,
+            "{}",
+            if total == 0 {
+                "no sessions recorded yet".to_string()
+            } else {
+                format!("no session active in the last 24 hours ({total} older: --all)")
+            }
+        );
     }
-    for s in sessions.iter().take(10) {
+    for s in &sessions {
         let switch = match s.enabled {
             Some(true) => " [on for this session]",
             Some(false) => " [off for this session]",
@@ -48,8 +79,16 @@ pub(super) fn run(ctx: &Context, state_dir: Option<&Path>, json: bool) -> Result
         };
         let _ = writeln!(
             out,
-            "session {}{switch}: {} checked, {} allowed, {} denied, {} asked, {} classified; consecutive classifier failures {}",
-            s.session,
+            "{} {} in {}{switch}, last active {}",
+            s.harness.as_deref().unwrap_or("session"),
+            session::short_id(&s.session),
+            s.cwd.as_deref().unwrap_or("?"),
+            s.last_at
+                .map_or_else(|| "never".to_string(), |t| ago(now.saturating_sub(t)))
+        );
+        let _ = writeln!(
+            out,
+            "  {} checked, {} allowed, {} denied, {} asked, {} classified; consecutive classifier failures {}",
             s.checked,
             s.allowed,
             s.denied,
@@ -61,5 +100,19 @@ pub(super) fn run(ctx: &Context, state_dir: Option<&Path>, json: bool) -> Result
             let _ = writeln!(out, "  last: {d}: {r}");
         }
     }
+    let hidden = total - sessions.len();
+    if hidden > 0 && !sessions.is_empty() {
+        let _ = writeln!(out, "({hidden} older session(s) not shown: --all)");
+    }
     Ok(out)
+}
+
+/// "5 s ago", "3 min ago", "2 h ago", "4 days ago".
+fn ago(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs} s ago"),
+        60..3600 => format!("{} min ago", secs / 60),
+        3600..86_400 => format!("{} h ago", secs / 3600),
+        _ => format!("{} days ago", secs / 86_400),
+    }
 }

@@ -147,9 +147,9 @@ struct Layer {
     #[serde(rename = "classifyReadOnlyTools")]
     classify_read_only_tools: Option<bool>,
     #[serde(rename = "timeoutSeconds")]
-    timeout_seconds: Option<f64>,
+    timeout_seconds: Option<Seconds>,
     #[serde(rename = "outputLimitBytes")]
-    output_limit_bytes: Option<u64>,
+    output_limit_bytes: Option<Bytes>,
     #[serde(rename = "$schema")]
     #[allow(dead_code)]
     schema: Option<String>,
@@ -481,6 +481,7 @@ fn parse_layer(name: &str, text: &str) -> Result<Layer, ConfigError> {
     }
     serde_json::from_str::<Layer>(text).map_err(|e| {
         let mut ce = err(e);
+        ce.message = in_user_terms(&ce.message);
         // serde reports the position after the offending key; say which.
         if let Some(key) = ce.message.strip_prefix("unknown field `") {
             let key = key.split('`').next().unwrap_or("");
@@ -490,6 +491,112 @@ fn parse_layer(name: &str, text: &str) -> Result<Layer, ConfigError> {
         }
         ce
     })
+}
+
+/// `timeoutSeconds`: a number of seconds the command limit accepts
+/// (more than 0, at most 7200, at most 3 decimals), checked while the
+/// file is read so that a bad value is a configuration error with its
+/// file and line, like every other.
+#[derive(Debug, Clone, Copy)]
+struct Seconds(f64);
+
+/// `outputLimitBytes`: a whole number of bytes the output limit accepts.
+#[derive(Debug, Clone, Copy)]
+struct Bytes(u64);
+
+impl<'de> Deserialize<'de> for Seconds {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Seconds;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number of seconds")
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Seconds, E> {
+                match crate::limits::parse_timeout(&v.to_string()) {
+                    Some(_) => Ok(Seconds(v)),
+                    None => Err(E::custom(format!(
+                        "timeoutSeconds must be more than 0 and at most {} seconds (up to 3 decimal places), got {v}",
+                        crate::limits::MAX_TIMEOUT_SECS
+                    ))),
+                }
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Seconds, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Seconds, E> {
+                self.visit_f64(v as f64)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Bytes;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a whole number of bytes")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Bytes, E> {
+                match crate::limits::parse_output_limit(&v.to_string()) {
+                    Some(n) => Ok(Bytes(n)),
+                    None => Err(E::custom(format!(
+                        "outputLimitBytes must be from 1 to {} bytes, got {v}",
+                        crate::limits::MAX_OUTPUT_LIMIT_BYTES
+                    ))),
+                }
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Bytes, E> {
+                Err(E::custom(format!(
+                    "outputLimitBytes must be from 1 to {} bytes, got {v}",
+                    crate::limits::MAX_OUTPUT_LIMIT_BYTES
+                )))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// serde's type errors in the user's terms: `invalid type: string "300",
+/// expected a number of seconds` → `expected a number of seconds, got the
+/// string "300"`.
+fn in_user_terms(message: &str) -> String {
+    let rest = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "));
+    let Some((got, expected)) = rest.and_then(|r| r.split_once(", expected ")) else {
+        return message.to_string();
+    };
+    let expected = match expected {
+        "a boolean" => "true or false",
+        "f64" => "a number",
+        "u64" | "u32" => "a whole number",
+        "a string" => "a string in double quotes",
+        "a sequence" => "a list (a JSON array)",
+        e if e.starts_with("struct ") || e == "a map" => "an object",
+        e => e,
+    };
+    let unquote = |s: &str| s.trim_matches('`').to_string();
+    let got = if let Some(v) = got.strip_prefix("string ") {
+        format!("the string {v}")
+    } else if let Some(v) = got
+        .strip_prefix("integer ")
+        .or_else(|| got.strip_prefix("floating point "))
+    {
+        format!("the number {}", unquote(v))
+    } else if let Some(v) = got.strip_prefix("boolean ") {
+        unquote(v)
+    } else {
+        match got {
+            "sequence" => "a list".to_string(),
+            "map" => "an object".to_string(),
+            other => other.to_string(),
+        }
+    };
+    format!("expected {expected}, got {got}")
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -716,7 +823,7 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
         };
     }
     if set("timeoutSeconds", timeout_seconds.is_some())
-        && let Some(v) = timeout_seconds
+        && let Some(Seconds(v)) = timeout_seconds
     {
         cfg.timeout_seconds = Some(Sourced {
             value: v,
@@ -724,7 +831,7 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
         });
     }
     if set("outputLimitBytes", output_limit_bytes.is_some())
-        && let Some(v) = output_limit_bytes
+        && let Some(Bytes(v)) = output_limit_bytes
     {
         cfg.output_limit_bytes = Some(Sourced {
             value: v,

@@ -126,3 +126,43 @@ fn unknown_keys_and_bad_json_name_file_line_and_key() {
     let e = load_in(&f, Some("{\"nope\": 1}")).unwrap_err();
     assert_eq!(e.file, "AUTOMODE_SETTINGS_JSON");
 }
+
+#[test]
+fn type_and_range_errors_speak_the_users_terms_with_file_and_line() {
+    let f = fixture();
+    let global = f.home.join(".config/automode/config.json");
+    write(&global, "{\n  \"timeoutSeconds\": \"300\"\n}\n");
+    let e = load_in(&f, None).unwrap_err();
+    assert_eq!(e.line, 2, "{e}");
+    assert_eq!(
+        e.message, "expected a number of seconds, got the string \"300\"",
+        "{e}"
+    );
+    for bad in ["9000", "0", "-5", "1.2345"] {
+        write(&global, &format!("{{\n\n  \"timeoutSeconds\": {bad}\n}}\n"));
+        let e = load_in(&f, None).unwrap_err();
+        assert_eq!(e.line, 3, "{bad}: {e}");
+        assert!(e.message.contains("at most 7200 seconds"), "{bad}: {e}");
+    }
+    write(
+        &global,
+        "{\"timeoutSeconds\": 2.5, \"outputLimitBytes\": 1000}",
+    );
+    let cfg = load_in(&f, None).unwrap();
+    assert_eq!(cfg.timeout_seconds.map(|t| t.value), Some(2.5));
+    write(&global, "{\"outputLimitBytes\": 0}");
+    let e = load_in(&f, None).unwrap_err();
+    assert!(e.message.contains("outputLimitBytes must be from 1"), "{e}");
+    write(&global, "{\"autoMode\": {\"enabled\": \"yes\"}}");
+    let e = load_in(&f, None).unwrap_err();
+    assert_eq!(
+        e.message, "expected true or false, got the string \"yes\"",
+        "{e}"
+    );
+    write(&global, "{\"permissions\": {\"deny\": \"rm\"}}");
+    let e = load_in(&f, None).unwrap_err();
+    assert_eq!(
+        e.message, "expected a list (a JSON array), got the string \"rm\"",
+        "{e}"
+    );
+}

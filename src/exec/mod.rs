@@ -167,7 +167,13 @@ pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecE
     let mut mask = handled;
     mask.add(Signal::SIGCHLD);
     unix::reset_sigchld();
-    sigprocmask(SigmaskHow::SIG_BLOCK, Some(&mask), None).map_err(|e| os("sigprocmask", e))?;
+    let mut before = SigSet::empty();
+    sigprocmask(SigmaskHow::SIG_BLOCK, Some(&mask), Some(&mut before))
+        .map_err(|e| os("sigprocmask", e))?;
+    // Once supervision ends (or fails), the caller's mask is back: a
+    // cancellation that arrives while the outcome is recorded is
+    // honoured at once, never swallowed by a blocked mask.
+    let _restore = MaskRestore(before);
     let sigfd = SignalFd::with_flags(&mask, SfdFlags::SFD_NONBLOCK | SfdFlags::SFD_CLOEXEC)
         .map_err(|e| os("signalfd", e))?;
     nix::sys::prctl::set_child_subreaper(true).map_err(|e| os("PR_SET_CHILD_SUBREAPER", e))?;
@@ -202,7 +208,7 @@ pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecE
     let mut env: Vec<Vec<u8>> = plan
         .env
         .iter()
-        .filter(|(k, _)| k.as_bytes() != crate::nested::MARKER_VAR.as_bytes())
+        .filter(|(k, _)| !crate::nested::is_marker_name(k.as_bytes()))
         .map(|(k, v)| {
             let mut e = k.as_bytes().to_vec();
             e.push(b'=');
@@ -293,6 +299,15 @@ pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecE
         closed_held_pipes: sup.closed_held_pipes,
         escalated_to_kill: sup.escalated_to_kill,
     })
+}
+
+/// Puts a signal mask back when dropped.
+struct MaskRestore(SigSet);
+
+impl Drop for MaskRestore {
+    fn drop(&mut self) {
+        let _ = sigprocmask(SigmaskHow::SIG_SETMASK, Some(&self.0), None);
+    }
 }
 
 /// A pipe for the child: both ends close-on-exec (dup2 into 0–2 clears

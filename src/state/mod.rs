@@ -275,9 +275,10 @@ impl Store {
         let mut out: Vec<SessionState> = entries
             .flatten()
             .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
-            .filter_map(|e| match read_json(&e.path()) {
-                Read::Parsed(s) => Some(s),
-                Read::Missing | Read::Damaged => None,
+            .filter_map(|e| match read_json::<SessionState>(&e.path()) {
+                // Files an older `reset` blanked name no session.
+                Read::Parsed(s) if !s.session.is_empty() => Some(s),
+                Read::Parsed(_) | Read::Missing | Read::Damaged => None,
             })
             .collect();
         out.sort_by_key(|s: &SessionState| std::cmp::Reverse(s.last_at));
