@@ -17,7 +17,7 @@ use crate::context::Context;
 use crate::policy::places::Places;
 use crate::policy::{self, Decision, Verdict};
 use crate::state::{self, Store};
-use crate::{classifier, harness, session, shell};
+use crate::{classifier, harness, sandbox, session, shell};
 
 /// Consecutive classifier failures after which the verdict becomes `ask`
 /// (the first two block).
@@ -67,6 +67,59 @@ pub struct Decided {
     pub analysis: Option<shell::Analysis>,
     pub decision_time: Duration,
     pub classifier: Option<ClassifierNote>,
+    /// The sandbox the command gets (none in hook mode, which runs
+    /// nothing).
+    pub sandbox: Option<SandboxDecision>,
+}
+
+/// How the command is confined.
+#[derive(Debug, Clone)]
+pub struct SandboxDecision {
+    pub status: sandbox::Status,
+    /// What it may write and read (when the sandbox is enforced).
+    pub plan: Option<sandbox::Plan>,
+    /// The widening the script asked for.
+    pub widening: Option<sandbox::widen::Widening>,
+    /// `sandbox.mode` as configured.
+    pub mode: sandbox::Mode,
+}
+
+impl SandboxDecision {
+    /// For `automode check --json` and the audit record.
+    pub fn to_json(&self) -> serde_json::Value {
+        let list =
+            |v: &[PathBuf]| -> Vec<String> { v.iter().map(|p| p.display().to_string()).collect() };
+        let mut value = serde_json::json!({
+            "mode": self.mode,
+            "status": self.status,
+            "widening": self.widening.as_ref().map(sandbox::widen::Widening::describe),
+        });
+        if let (Some(obj), Some(p)) = (value.as_object_mut(), &self.plan) {
+            obj.insert("write".into(), list(&p.write).into());
+            obj.insert(
+                "grants".into(),
+                p.extra_write
+                    .iter()
+                    .map(
+                        |(w, why)| serde_json::json!({"path": w.display().to_string(), "why": why}),
+                    )
+                    .collect::<Vec<_>>()
+                    .into(),
+            );
+            obj.insert("write_exclude".into(), list(&p.write_exclude).into());
+            obj.insert("read_deny".into(), list(&p.read_deny).into());
+            obj.insert(
+                "protect".into(),
+                list(&[p.protect.clone(), p.protect_missing.clone()].concat()).into(),
+            );
+            obj.insert("protect_mode".into(), serde_json::json!(p.protect_mode));
+            obj.insert("network".into(), serde_json::json!(p.network));
+            obj.insert("withheld_env".into(), p.withheld_env.clone().into());
+            obj.insert("max_file_bytes".into(), p.max_file_bytes.into());
+            obj.insert("project_refused".into(), p.project_refused.clone().into());
+        }
+        value
+    }
 }
 
 /// What the classifier did, for state and audit.
@@ -110,6 +163,10 @@ pub struct Judge {
     pub enabled: (bool, String),
     /// The session file named by the caller (hook mode's `transcript_path`).
     pub transcript: Option<PathBuf>,
+    /// What the kernel offers the sandbox.
+    pub kernel: sandbox::Kernel,
+    /// This session has been told that the sandbox is unavailable.
+    pub sandbox_warned: bool,
 }
 
 impl Judge {
@@ -128,10 +185,12 @@ impl Judge {
             let var = |k: &str| ctx.var_str(k).map(str::to_string);
             Store::new(d, session::id(ctx.var_str("AUTOMODE_SESSION"), &var))
         });
-        let session_switch = match (&store, switches) {
-            (Some(s), Switches::SessionAndGlobal) => s.read().enabled,
+        let session = match (&store, switches) {
+            (Some(s), Switches::SessionAndGlobal) => Some(s.read()),
             _ => None,
         };
+        let session_switch = session.as_ref().and_then(|s| s.enabled);
+        let sandbox_warned = session.as_ref().is_some_and(|s| s.sandbox_warned);
         let global = state_dir.as_deref().and_then(|d| state::global(d).enabled);
         let enabled = match (session_switch, global) {
             (Some(on), _) => (on, "automode on/off for this session".to_string()),
@@ -161,6 +220,14 @@ impl Judge {
                 .filter(|c| c.starts_with('/'))
                 .map(PathBuf::from),
         };
+        let kernel = if config.sandbox.mode.value == sandbox::Mode::Off {
+            sandbox::Kernel {
+                abi: 0,
+                why_not: None,
+            }
+        } else {
+            sandbox::Kernel::probe()
+        };
         Ok(Judge {
             config,
             places,
@@ -168,6 +235,8 @@ impl Judge {
             state_dir,
             enabled,
             transcript: None,
+            kernel,
+            sandbox_warned,
         })
     }
 
@@ -191,6 +260,7 @@ impl Judge {
         } = prepared;
         let mut analysis = None;
         let mut classifier_note = None;
+        let mut widening = None;
         let mut verdict = if let Origin::Shim { noexec: true, .. } = req.origin {
             // `bash -n`: bash parses and runs nothing.
             Verdict::new(
@@ -210,7 +280,8 @@ impl Judge {
             )
         } else {
             let analysed = shell::analyze(analysis_request(ctx, req, text.as_bytes()));
-            let local = self.decide(ctx, &analysed, &text, req.terminal);
+            widening = self.widening(ctx, &analysed);
+            let local = self.decide(ctx, &analysed, &text, req.terminal, widening.as_ref());
             let classify = match req.origin {
                 Origin::Shim { .. } | Origin::Hook => true,
                 Origin::Check { classify } => classify,
@@ -226,6 +297,17 @@ impl Judge {
             verdict
         };
         note_wrapper(&mut verdict, wrapped.as_ref());
+        let sandbox = match req.origin {
+            Origin::Hook => None,
+            Origin::Shim { .. } | Origin::Check { .. } => Some(self.sandbox_for(
+                ctx,
+                req.cwd,
+                Some(&verdict),
+                analysis.as_ref(),
+                widening.and_then(Result::ok),
+                internal,
+            )),
+        };
         Decided {
             verdict,
             judged: text,
@@ -233,6 +315,161 @@ impl Judge {
             analysis,
             decision_time: started.elapsed(),
             classifier: classifier_note,
+            sandbox,
+        }
+    }
+
+    /// The sandbox settings' inputs for a command in `cwd`.
+    fn sandbox_inputs<'a>(
+        &'a self,
+        ctx: &'a Context,
+        cwd: &'a Path,
+        project: &'a Path,
+        var: &'a dyn Fn(&str) -> Option<String>,
+    ) -> sandbox::Inputs<'a> {
+        let mut keep: Vec<PathBuf> = ctx
+            .var("PATH")
+            .map(|p| {
+                p.as_bytes()
+                    .split(|b| *b == b':')
+                    .filter(|d| d.first() == Some(&b'/'))
+                    .map(|d| PathBuf::from(OsStr::from_bytes(d)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        // Tool homes the programs on PATH need to read.
+        for name in sandbox::TOOL_HOMES {
+            if let Some(v) = ctx.var_str(name).filter(|v| v.starts_with('/')) {
+                keep.push(PathBuf::from(v));
+            }
+        }
+        keep.push(cwd.to_path_buf());
+        sandbox::Inputs {
+            config: &self.config.sandbox,
+            places: &self.places,
+            project,
+            expand: sandbox::Expand {
+                home: self.places.home.as_deref(),
+                var,
+            },
+            env_names: ctx.env.iter().filter_map(|(k, _)| k.to_str()).collect(),
+            keep,
+            classifier_key: None,
+        }
+    }
+
+    /// The widening the script asks for, parsed (or why it is refused).
+    fn widening(
+        &self,
+        ctx: &Context,
+        a: &shell::Analysis,
+    ) -> Option<Result<sandbox::widen::Widening, String>> {
+        if a.limits.write.is_none() && a.limits.sandbox.is_none() {
+            return None;
+        }
+        let var = |k: &str| ctx.var_str(k).map(str::to_string);
+        let project =
+            config::project_root(&self.places.cwd).unwrap_or_else(|| self.places.cwd.clone());
+        let inputs = self.sandbox_inputs(ctx, &self.places.cwd, &project, &var);
+        let deny = sandbox::denied_reads(&inputs);
+        sandbox::widen::parse(
+            a.limits.write.as_deref(),
+            a.limits.sandbox.as_deref(),
+            &self.places,
+            &deny,
+        )
+    }
+
+    /// How `automode exec PROGRAM` is confined: as an unknown program
+    /// (it has no policy verdict).
+    pub fn exec_sandbox(&self, ctx: &Context, cwd: &Path) -> SandboxDecision {
+        self.sandbox_for(ctx, cwd, None, None, None, None)
+    }
+
+    /// How a command with this verdict is confined.
+    fn sandbox_for(
+        &self,
+        ctx: &Context,
+        cwd: &Path,
+        verdict: Option<&Verdict>,
+        analysis: Option<&shell::Analysis>,
+        widening: Option<sandbox::widen::Widening>,
+        harness_call: Option<&'static str>,
+    ) -> SandboxDecision {
+        let mode = self.config.sandbox.mode.value;
+        let approved = verdict.is_some_and(|v| {
+            v.decision == Decision::Allow
+                && matches!(v.tier, policy::Tier::Classifier | policy::Tier::AllowRule)
+        });
+        let mut status = self.kernel.status(mode);
+        if widening == Some(sandbox::widen::Widening::SandboxOff) {
+            if approved && mode != sandbox::Mode::Require {
+                status = sandbox::Status::Off;
+            }
+            return SandboxDecision {
+                status,
+                plan: None,
+                widening,
+                mode,
+            };
+        }
+        if !status.enforced() {
+            return SandboxDecision {
+                status,
+                plan: None,
+                widening,
+                mode,
+            };
+        }
+        let var = |k: &str| ctx.var_str(k).map(str::to_string);
+        let project = config::project_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
+        let mut inputs = self.sandbox_inputs(ctx, cwd, &project, &var);
+        let key = classifier::provider::resolve(&self.config, &var)
+            .ok()
+            .map(|p| p.key_env);
+        inputs.classifier_key = key.as_deref();
+        let programs: Vec<&str> = analysis
+            .map(|a| a.commands.iter().filter_map(|c| c.base_name()).collect())
+            .unwrap_or_default();
+        let mut cmd = sandbox::ForCommand {
+            programs,
+            known_only: verdict
+                .is_some_and(|v| matches!(v.tier, policy::Tier::ReadOnly | policy::Tier::Routine)),
+            harness_call,
+            ..sandbox::ForCommand::default()
+        };
+        let mut plan = sandbox::plan(&inputs, &cmd);
+        if approved {
+            if let Some(sandbox::widen::Widening::Write(paths)) = &widening {
+                for p in paths {
+                    // A file that does not exist yet: the directory it is
+                    // created in.
+                    let grant = match p.parent() {
+                        Some(dir) if !p.exists() => dir.to_path_buf(),
+                        _ => p.clone(),
+                    };
+                    plan.extra_write.push((
+                        grant,
+                        format!("AUTOMODE_WRITE={}, approved for this command", p.display()),
+                    ));
+                }
+            }
+            if let Some(a) = analysis {
+                let (outside, protected) = sandbox::approved_targets(&plan, a);
+                if !protected.is_empty() {
+                    cmd.unprotect = protected;
+                    let extra = std::mem::take(&mut plan.extra_write);
+                    plan = sandbox::plan(&inputs, &cmd);
+                    plan.extra_write = extra;
+                }
+                plan.extra_write.extend(outside);
+            }
+        }
+        SandboxDecision {
+            status,
+            plan: Some(plan),
+            widening,
+            mode,
         }
     }
 
@@ -243,6 +480,7 @@ impl Judge {
         analysis: &shell::Analysis,
         script: &str,
         terminal: bool,
+        widening: Option<&Result<sandbox::widen::Widening, String>>,
     ) -> Verdict {
         let git_config_count = ctx
             .var_str("GIT_CONFIG_COUNT")
@@ -258,6 +496,8 @@ impl Judge {
             xdg_config_home: ctx.var_str("XDG_CONFIG_HOME"),
             git_config_count,
             closed_terminal: terminal && !self.config.allow_terminal_input.value,
+            widening,
+            sandbox_required: self.config.sandbox.mode.value == sandbox::Mode::Require,
         })
     }
 

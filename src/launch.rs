@@ -1,16 +1,22 @@
 //! Running a command automode allowed: the `ExecPlan` for it (its
-//! environment, limits, stdin), supervision to the end, the diagnostics
-//! that follow, and the `Exit` that reports how it ended. Used by the shim
-//! and by `automode exec`; decides no policy.
+//! environment, limits, stdin, and its confinement by the sandbox), the
+//! integrity check of protected paths around it, supervision to the end,
+//! the diagnostics that follow (the sandbox's hints among them), and the
+//! `Exit` that reports how it ended. Used by the shim and by `automode
+//! exec`; decides no policy.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::context::Context;
-use crate::exec::{self, ChildStatus, ExecError, ExecPlan, Outcome, Termination};
+use crate::exec::{
+    self, ChildStatus, Confinement, ExecError, ExecPlan, Namespace, Outcome, Termination,
+};
 use crate::exit::Exit;
 use crate::limits::Limits;
 use crate::report;
+use crate::sandbox::protect::Snapshot;
+use crate::sandbox::{self, Network, Plan, ProtectMode};
 
 /// What to run and how.
 #[derive(Debug)]
@@ -22,6 +28,10 @@ pub struct Launch<'a> {
     pub extra_env: &'a [(String, String)],
     /// Give the command our stdin (a terminal the user lets through).
     pub terminal_stdin: bool,
+    /// The sandbox it runs in (`None`: unconfined).
+    pub sandbox: Option<&'a Plan>,
+    /// Its working directory (for the sandbox's hints).
+    pub cwd: &'a Path,
 }
 
 /// Run under supervision and report how it ended. `on_start` runs once
@@ -37,6 +47,8 @@ pub fn supervise(
         limits,
         extra_env,
         terminal_stdin,
+        sandbox,
+        cwd,
     } = launch;
     let workspace = match &ctx.workspace {
         Ok(ws) => ws.clone(),
@@ -50,33 +62,165 @@ pub fn supervise(
         env.retain(|(name, _)| name != k.as_str());
         env.push((OsString::from(k), OsString::from(v)));
     }
-    let plan = ExecPlan {
-        program,
-        argv,
-        env,
-        mark_nested: true,
-        timeout: limits.timeout,
-        output_limit: limits.output_limit,
-        grace: exec::GRACE,
-        settle: exec::SETTLE,
-        workspace: Some(workspace),
-        terminal_stdin,
-    };
-    match exec::run(&plan, on_start) {
-        Ok(outcome) => {
-            report::outcome(&outcome, limits.timeout, limits.output_limit);
-            (exit_of(&outcome), Some(outcome))
+    if let Some(p) = sandbox {
+        env.retain(|(name, _)| !p.withheld_env.iter().any(|w| name == w.as_str()));
+    }
+    let mut how = sandbox.map(Confine::choose);
+    loop {
+        let confinement = match (sandbox, &how) {
+            (Some(plan), Some(c)) => match c.build(plan) {
+                Ok(conf) => Some(conf),
+                Err(why) => {
+                    report::sandbox_failed(&why);
+                    return (Exit::Blocked, None);
+                }
+            },
+            _ => None,
+        };
+        let snapshot = match (sandbox, &how) {
+            (Some(plan), Some(c)) => Snapshot::take(&c.watched(plan)),
+            _ => Snapshot::default(),
+        };
+        let plan = ExecPlan {
+            program: program.clone(),
+            argv: argv.clone(),
+            env: env.clone(),
+            mark_nested: true,
+            timeout: limits.timeout,
+            output_limit: limits.output_limit,
+            grace: exec::GRACE,
+            settle: exec::SETTLE,
+            workspace: Some(workspace.clone()),
+            terminal_stdin,
+            confinement,
+            keep_stderr_tail: sandbox.is_some(),
+        };
+        let result = exec::run(&plan, on_start);
+        if let (Some(p), Some(c)) = (sandbox, &how) {
+            report_restored(&snapshot, p, c);
         }
-        Err(err) => {
-            report::exec_error(&err);
-            let exit = match err {
-                ExecError::NotFound(_) => Exit::NotFound,
-                ExecError::CannotExecute(..) => Exit::CannotInvoke,
-                ExecError::WorkspaceChanged(_) => Exit::Blocked,
-                ExecError::Os(_) => Exit::Internal,
-            };
-            (exit, None)
+        return match result {
+            Ok(outcome) => {
+                report::outcome(&outcome, limits.timeout, limits.output_limit);
+                let exit = exit_of(&outcome);
+                if let Some(p) = sandbox {
+                    after_confined(&outcome, exit, p, cwd);
+                }
+                (exit, Some(outcome))
+            }
+            // No user namespace after all (a container, a restricting
+            // AppArmor profile): nothing ran, so run it again with the
+            // integrity check instead of the read-only binds.
+            Err(ExecError::Confine {
+                namespace: true,
+                step,
+            }) if how.as_ref().is_some_and(|c| c.may_fall_back) => {
+                how = how.map(|c| c.without_namespace(&step));
+                continue;
+            }
+            Err(err) => {
+                report::exec_error(&err);
+                let exit = match err {
+                    ExecError::NotFound(_) => Exit::NotFound,
+                    ExecError::CannotExecute(..) => Exit::CannotInvoke,
+                    ExecError::WorkspaceChanged(_) | ExecError::Confine { .. } => Exit::Blocked,
+                    ExecError::Os(_) => Exit::Internal,
+                };
+                (exit, None)
+            }
+        };
+    }
+}
+
+/// How protected paths are kept and the network cut for one command.
+#[derive(Debug, Clone)]
+struct Confine {
+    /// Read-only binds in a private mount namespace.
+    namespace: bool,
+    /// The namespace may be dropped for the integrity check if it
+    /// cannot be made.
+    may_fall_back: bool,
+}
+
+impl Confine {
+    fn choose(plan: &Plan) -> Confine {
+        let network_off = plan.network == Network::Deny;
+        let wants_binds = !plan.protect.is_empty();
+        let (namespace, may_fall_back) = match plan.protect_mode {
+            ProtectMode::Restore => (network_off, false),
+            ProtectMode::Mount => (wants_binds || network_off, false),
+            ProtectMode::Auto => {
+                let possible = sandbox::user_namespaces_possible();
+                ((wants_binds && possible) || network_off, !network_off)
+            }
+        };
+        Confine {
+            namespace,
+            may_fall_back,
         }
+    }
+
+    fn without_namespace(self, why: &str) -> Confine {
+        report::sandbox_namespace_fallback(why);
+        Confine {
+            namespace: false,
+            may_fall_back: false,
+        }
+    }
+
+    /// The paths the integrity check watches: every protected one without
+    /// binds, else only those that do not exist yet.
+    fn watched(&self, plan: &Plan) -> Vec<PathBuf> {
+        if self.namespace {
+            plan.protect_missing.clone()
+        } else {
+            [plan.protect.clone(), plan.protect_missing.clone()].concat()
+        }
+    }
+
+    fn build(&self, plan: &Plan) -> Result<Confinement, String> {
+        Ok(Confinement {
+            ruleset: Some(sandbox::rules::ruleset(plan)?),
+            namespace: self.namespace.then(|| Namespace {
+                read_only: plan.protect.clone(),
+                network_off: plan.network == Network::Deny,
+            }),
+            max_file_bytes: Some(plan.max_file_bytes),
+        })
+    }
+}
+
+/// Undo and report what the command changed in protected paths.
+fn report_restored(snapshot: &Snapshot, plan: &Plan, _how: &Confine) {
+    if snapshot.is_empty() {
+        return;
+    }
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let root = plan.write.first().map_or(Path::new("/"), PathBuf::as_path);
+    for change in snapshot.restore(stamp) {
+        report::say(&sandbox::protect::describe(&change, root));
+    }
+}
+
+/// After a confined command: a file-size kill, a likely refusal, the
+/// credentials it did not get.
+fn after_confined(outcome: &Outcome, exit: Exit, plan: &Plan, cwd: &Path) {
+    // The command itself, or (its shell reporting 128+N) a program it ran.
+    if outcome.status == Some(ChildStatus::Signaled(libc::SIGXFSZ))
+        || outcome.status == Some(ChildStatus::Exited(128 + libc::SIGXFSZ))
+    {
+        report::file_too_large(plan.max_file_bytes);
+    }
+    if exit.code() == 0 {
+        return;
+    }
+    if let Some(h) = sandbox::hint::hint(&outcome.stderr_tail, plan, cwd) {
+        report::raw(&format!("{h}\n"));
+    }
+    if !plan.withheld_env.is_empty() {
+        report::withheld_env(&plan.withheld_env);
     }
 }
 

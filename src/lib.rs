@@ -21,6 +21,7 @@ pub mod policy;
 pub mod realshell;
 pub mod record;
 pub mod report;
+pub mod sandbox;
 pub mod script;
 pub mod session;
 pub mod shell;

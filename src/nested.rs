@@ -72,14 +72,40 @@ fn parse_stat(text: &str) -> Option<ProcStat> {
 
 /// The marker value for a child of this process, with a zero-filled
 /// session-id field for the child to overwrite; and the byte offset of
-/// that field within `NAME=value`.
-pub fn marker_template() -> Option<(String, usize)> {
+/// that field within `NAME=value`. `sandboxed`: the child runs in
+/// automode's sandbox (the value ends in `:sandboxed`).
+pub fn marker_template(sandboxed: bool) -> Option<(String, usize)> {
     let me = std::process::id() as i32;
     let start = proc_stat(me)?.start_ticks;
-    let value = format!("{}:{me}:{start}", "0".repeat(SID_WIDTH));
+    let flag = if sandboxed { SANDBOXED_FLAG } else { "" };
+    let value = format!("{}:{me}:{start}{flag}", "0".repeat(SID_WIDTH));
     let name = format!("{MARKER_VAR}_{me}");
     let offset = name.len() + 1;
     Some((format!("{name}={value}"), offset))
+}
+
+/// The marker's ending when the supervised command is sandboxed.
+const SANDBOXED_FLAG: &str = ":sandboxed";
+
+/// Not nested, but a descendant of a command that a live supervisor runs
+/// in its sandbox (it started a new session: `setsid`, a daemon): from
+/// in there automode cannot read its own configuration, so it cannot
+/// judge. (A forged marker can only make this refuse more.)
+pub fn in_sandbox_elsewhere<'a>(env: impl IntoIterator<Item = (&'a OsStr, &'a OsStr)>) -> bool {
+    env.into_iter()
+        .filter(|(k, _)| is_marker_name(k.as_encoded_bytes()))
+        .filter_map(|(_, v)| v.to_str())
+        .filter_map(|v| v.strip_suffix(SANDBOXED_FLAG))
+        .any(|v| {
+            let mut parts = v.split(':').skip(1);
+            let (Some(Ok(pid)), Some(Ok(start))) = (
+                parts.next().map(str::parse::<i32>),
+                parts.next().map(str::parse::<u64>),
+            ) else {
+                return false;
+            };
+            pid > 1 && proc_stat(pid).is_some_and(|s| s.start_ticks == start)
+        })
 }
 
 /// Decide from the environment whether we run inside a live supervision:
@@ -99,6 +125,7 @@ pub fn is_nested<'a>(env: impl IntoIterator<Item = (&'a OsStr, &'a OsStr)>) -> b
 /// a supervised child's) and a supervisor that is alive with the recorded
 /// start time.
 fn marker_matches(value: &str, my_sid: i32, stat: impl Fn(i32) -> Option<ProcStat>) -> bool {
+    let value = value.strip_suffix(SANDBOXED_FLAG).unwrap_or(value);
     let mut parts = value.split(':');
     let (Some(sid), Some(pid), Some(start), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
@@ -174,6 +201,8 @@ mod tests {
             })
         };
         assert!(marker_matches("77:4321:5000", 77, alive));
+        assert!(marker_matches("77:4321:5000:sandboxed", 77, alive));
+        assert!(!marker_matches("77:4321:5000:other", 77, alive));
         // A wrong start time means a dead or different supervisor.
         assert!(!marker_matches("77:4321:5001", 77, alive));
         // Another session, or a supervisor that is gone.

@@ -110,6 +110,15 @@ impl Recorder<'_> {
         }
     }
 
+    /// Remember that this session was told the sandbox is unavailable.
+    pub fn sandbox_warned(&self) {
+        if let Some(store) = self.store
+            && let Err(e) = store.update(state::SHIM_LOCK_WAIT, |s| s.sandbox_warned = true)
+        {
+            self.warn(&e);
+        }
+    }
+
     /// The decision record; `will_run`: the command starts next.
     pub fn decision(&self, decided: &Decided, will_run: bool) {
         let verdict = &decided.verdict;
@@ -128,6 +137,7 @@ impl Recorder<'_> {
             "reason": verdict.reason,
             "decision_us": decided.decision_time.as_micros() as u64,
             "classifier": decided.classifier.as_ref().map(ClassifierNote::to_json),
+            "sandbox": decided.sandbox.as_ref().map(crate::judge::SandboxDecision::to_json),
             "ran": will_run,
             "pid": me,
             "pid_start": nested::proc_stat(me).map(|s| s.start_ticks),

@@ -136,7 +136,60 @@ pub fn exec_error(err: &ExecError) {
             "{why}; the command was not run (run it again from the intended directory)"
         )),
         ExecError::Os(why) => say(&format!("internal error before the command started: {why}")),
+        ExecError::Confine { step, .. } => say(&format!(
+            "blocked: the sandbox could not confine the command ({step}); it did not run. Report this to the user (`automode status` shows the sandbox; sandbox.mode in their automode config decides)."
+        )),
     }
+}
+
+/// A shell started in a new session inside a sandboxed command.
+pub fn new_session_in_sandbox() {
+    say(
+        "blocked: this shell was started in a new session (setsid, a daemon) inside a command that automode runs in its sandbox; from there automode cannot read its own configuration to judge it, so it did not run. Start it without a new session (then it runs as part of the command already allowed).",
+    );
+}
+
+/// The sandbox's ruleset could not be built: nothing runs.
+pub fn sandbox_failed(why: &str) {
+    say(&format!(
+        "blocked: the sandbox could not be set up ({why}); the command did not run. Report this to the user (`automode status` shows the sandbox; sandbox.mode in their automode config decides)."
+    ));
+}
+
+/// The sandbox cannot be enforced here (once per session under `auto`).
+pub fn sandbox_unavailable_warning(why: &str) {
+    say(&format!(
+        "warning: the sandbox is not enforced on this machine ({why}); commands run with the user's full rights, and what depends on the sandbox is off. `automode status` shows it; sandbox.mode \"require\" refuses to run instead."
+    ));
+}
+
+/// `sandbox.mode` is `require` and the sandbox cannot be enforced.
+pub fn sandbox_required(why: &str) {
+    say(&format!(
+        "blocked: this command did not run: sandbox.mode is \"require\" and the sandbox cannot be enforced here ({why}). Report this to the user."
+    ));
+}
+
+/// No user namespace: protected paths are checked after the command.
+pub fn sandbox_namespace_fallback(why: &str) {
+    say(&format!(
+        "note: no private mount namespace could be made ({why}); protected paths are checked and restored after the command instead"
+    ));
+}
+
+/// The command died of SIGXFSZ.
+pub fn file_too_large(max: u64) {
+    say(&format!(
+        "the command (or a program it ran) was likely stopped for writing a file larger than the sandbox allows ({max} bytes, sandbox.maxFileBytes)"
+    ));
+}
+
+/// A failed confined command ran without these credential variables.
+pub fn withheld_env(names: &[String]) {
+    say(&format!(
+        "note: the command ran without these credential variables (the sandbox withholds them from programs it does not know): {}; sandbox.passEnv in the user's automode config lists those every command gets",
+        names.join(", ")
+    ));
 }
 
 pub fn nested_exec_failed(shell: &std::path::Path, err: &std::io::Error) {

@@ -1,6 +1,6 @@
 //! The shim pipeline, top to bottom, for automode invoked as `bash` or
-//! `sh`: invocation → script → judge → record the decision → run →
-//! record the outcome. Each stage is one step below; what a stage needs
+//! `sh`: invocation → script → judge → sandbox → record the decision →
+//! run → record the outcome. Each stage is one step below; what a stage needs
 //! lives in its own module (`invocation`, `script`, `judge`, `record`,
 //! `launch`), and this file only sequences them.
 
@@ -17,14 +17,19 @@ use crate::judge::{self, Judge, Origin, Switches};
 use crate::launch::{self, Launch};
 use crate::limits::{self, LimitSource, Limits, Request, Requests};
 use crate::policy::Decision;
-use crate::{nested, realshell, report, script, shell, state};
+use crate::{nested, realshell, report, sandbox, script, shell, state};
 
 /// Shim mode: `bash …` / `sh …`.
 pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     // 1. The invocation: a nested call inside a command already judged
     //    becomes the real shell at once; so do `--version` and `--help`.
-    if nested::is_nested(ctx.env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str()))) {
+    let env = || ctx.env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str()));
+    if nested::is_nested(env()) {
         return pass_through(ctx, kind);
+    }
+    if nested::in_sandbox_elsewhere(env()) {
+        report::new_session_in_sandbox();
+        return Exit::Blocked;
     }
     let inv = match invocation::parse(&ctx.argv0, ctx.args.iter().cloned()) {
         Ok(Parsed::Run(inv)) => *inv,
@@ -98,10 +103,25 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
         }
     };
 
-    // 5. The decision record, before the command starts.
+    // 5. The sandbox it runs in.
+    let sandbox = decided.sandbox.as_ref();
+    match sandbox.map(|s| (&s.status, s.mode)) {
+        Some((sandbox::Status::Unavailable { why }, sandbox::Mode::Require)) => {
+            report::sandbox_required(why);
+            rec.no_run(&decided);
+            return Exit::Blocked;
+        }
+        Some((sandbox::Status::Unavailable { why }, _)) if !judge.sandbox_warned => {
+            report::sandbox_unavailable_warning(why);
+            rec.sandbox_warned();
+        }
+        _ => {}
+    }
+
+    // 6. The decision record, before the command starts.
     rec.decision(&decided, true);
 
-    // 6. Run it; the session's count is written while it starts (never
+    // 7. Run it; the session's count is written while it starts (never
     //    waiting on a lock while the child runs).
     let mut argv = vec![ctx.argv0.clone()];
     argv.extend(inv.real_shell_args(OsStr::from_bytes(&script_text)));
@@ -114,11 +134,13 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
             limits,
             extra_env: &decided.verdict.exec_env,
             terminal_stdin: ctx.stdin_is_tty && judge.config.allow_terminal_input.value,
+            sandbox: sandbox.and_then(|s| s.plan.as_ref()),
+            cwd: &cwd,
         },
         &mut || counted = rec.count(&decided, state::NO_WAIT),
     );
 
-    // 7. The outcome record (and the count, if its lock was busy).
+    // 8. The outcome record (and the count, if its lock was busy).
     if !counted {
         rec.count(&decided, state::SHIM_LOCK_WAIT);
     }

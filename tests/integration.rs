@@ -10,6 +10,7 @@ mod limits;
 mod oracle;
 mod policy;
 mod records;
+mod sandbox;
 mod shim;
 mod supervision;
 mod support;

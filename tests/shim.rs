@@ -225,11 +225,23 @@ fn a_copied_marker_outside_the_session_is_not_trusted() {
 
 #[test]
 fn setsid_escapes_are_supervised_again() {
-    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "2");
+    let env = Env::new()
+        .with_env("AUTOMODE_TIMEOUT", "2")
+        .with_env("AUTOMODE_SETTINGS_JSON", r#"{"sandbox": {"mode": "off"}}"#);
     // A nested call in a new session is not "inside": it gets a supervisor
     // (visible as an automode parent of the real bash).
     let r = run(&mut env.script(r#"setsid bash -c 'readlink /proc/$PPID/exe'"#));
     assert!(r.stdout().contains("automode"), "{}", r.stdout());
+    // Inside the sandbox automode cannot read its own configuration to
+    // judge it: refused, saying why.
+    let env = Env::new().with_env("AUTOMODE_TIMEOUT", "2");
+    let r = run(&mut env.script(r#"setsid bash -c 'echo escaped'"#));
+    assert!(!r.stdout().contains("escaped"), "{}", r.stdout());
+    assert!(
+        r.stderr().contains("started in a new session"),
+        "{}",
+        r.stderr()
+    );
 }
 
 #[test]

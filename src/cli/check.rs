@@ -83,6 +83,9 @@ pub(super) fn run(ctx: &Context, a: &Args) -> Exit {
         if let (Some(obj), Some(n)) = (value.as_object_mut(), &decided.classifier) {
             obj.insert("classifier".into(), n.to_json());
         }
+        if let (Some(obj), Some(sb)) = (value.as_object_mut(), &decided.sandbox) {
+            obj.insert("sandbox".into(), sb.to_json());
+        }
         if let (Some(obj), Some(w)) = (value.as_object_mut(), &decided.wrapped) {
             obj.insert(
                 "wrapper".into(),

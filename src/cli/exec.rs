@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::context::Context;
 use crate::exit::Exit;
+use crate::judge::{Judge, Switches};
 use crate::launch::{self, Launch};
 use crate::limits::{LimitSource, Request};
 use crate::report;
@@ -58,6 +59,28 @@ pub(super) fn run(
             return Exit::Usage;
         }
     };
+    let Some(cwd) = ctx.cwd().map(Path::to_path_buf) else {
+        report::internal("cannot determine the working directory");
+        return Exit::Internal;
+    };
+    let judge = match Judge::load(ctx, &cwd, Switches::SessionAndGlobal) {
+        Ok(j) => j,
+        Err(e) => {
+            report::config_error(&e);
+            return Exit::Blocked;
+        }
+    };
+    let sandbox = judge.exec_sandbox(ctx, &cwd);
+    match (&sandbox.status, sandbox.mode) {
+        (crate::sandbox::Status::Unavailable { why }, crate::sandbox::Mode::Require) => {
+            report::sandbox_required(why);
+            return Exit::Blocked;
+        }
+        (crate::sandbox::Status::Unavailable { why }, _) => {
+            report::sandbox_unavailable_warning(why);
+        }
+        _ => {}
+    }
     let Some(path) = resolve_program(ctx, program) else {
         report::program_not_found(&program.to_string_lossy());
         return Exit::NotFound;
@@ -70,6 +93,8 @@ pub(super) fn run(
             limits,
             extra_env: &[],
             terminal_stdin: false,
+            sandbox: sandbox.plan.as_ref(),
+            cwd: &cwd,
         },
         &mut || {},
     )

@@ -35,8 +35,23 @@ pub(super) fn run(
         })
         .collect();
     let enabled = global.enabled.unwrap_or(cfg.enabled.value);
+    let mode = cfg.sandbox.mode.value;
+    let kernel = crate::sandbox::Kernel::probe();
+    let sandbox_status = kernel.status(mode);
+    let gaps = if sandbox_status.enforced() {
+        kernel.gaps()
+    } else {
+        Vec::new()
+    };
     if json {
         let value = serde_json::json!({
+            "sandbox": {
+                "mode": mode,
+                "mode_source": cfg.sandbox.mode.source.to_string(),
+                "status": sandbox_status,
+                "kernel_abi": kernel.abi,
+                "not_confined": gaps,
+            },
             "enabled": enabled,
             "global_switch": global.enabled,
             "config_enabled": cfg.enabled.value,
@@ -55,6 +70,31 @@ pub(super) fn run(
         "auto mode: {} ({why})",
         if enabled { "on" } else { "off" }
     );
+    let _ = match &sandbox_status {
+        crate::sandbox::Status::Enforced { abi } => writeln!(
+            out,
+            "sandbox: enforced (Landlock ABI {abi}; sandbox.mode {} from {})",
+            serde_json::json!(mode).as_str().unwrap_or(""),
+            cfg.sandbox.mode.source
+        ),
+        crate::sandbox::Status::Off => writeln!(
+            out,
+            "sandbox: off (sandbox.mode off from {}): commands run with the user's full rights",
+            cfg.sandbox.mode.source
+        ),
+        crate::sandbox::Status::Unavailable { why } => writeln!(
+            out,
+            "sandbox: NOT enforced: {why}; {}",
+            if mode == crate::sandbox::Mode::Require {
+                "sandbox.mode is require, so every command is refused"
+            } else {
+                "commands run with the user's full rights (sandbox.mode auto)"
+            }
+        ),
+    };
+    for g in &gaps {
+        let _ = writeln!(out, "  not confined on this kernel: {g}");
+    }
     let _ = writeln!(
         out,
         "state: {}",

@@ -95,10 +95,30 @@ pub struct Config {
     /// terminal, pass it to the command (and let an interactive shell
     /// start) instead of refusing programs that would read it.
     pub allow_terminal_input: Sourced<bool>,
+    /// `sandbox.*`: only from the global file and AUTOMODE_SETTINGS_JSON.
+    pub sandbox: SandboxConfig,
     /// Files read, for `automode config`.
     pub files: Vec<(PathBuf, FileStatus)>,
     /// Things the user should know (ignored keys, untrusted files).
     pub diagnostics: Vec<String>,
+}
+
+/// The sandbox's settings (`sandbox.*`), each with its source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SandboxConfig {
+    pub mode: Sourced<crate::sandbox::Mode>,
+    /// Write roots besides the project (templates: `~`, `$VAR`).
+    pub write: Vec<Sourced<String>>,
+    /// Tool caches, written where they exist.
+    pub caches: Vec<Sourced<String>>,
+    pub read_deny: Vec<Sourced<String>>,
+    /// Paths relative to the project root that stay unwritable.
+    pub protect: Vec<Sourced<String>>,
+    pub protect_mode: Sourced<crate::sandbox::ProtectMode>,
+    pub network: Sourced<crate::sandbox::Network>,
+    /// Credential variables commands get anyway.
+    pub pass_env: Vec<Sourced<String>>,
+    pub max_file_bytes: Sourced<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,9 +170,24 @@ struct Layer {
     timeout_seconds: Option<Seconds>,
     #[serde(rename = "outputLimitBytes")]
     output_limit_bytes: Option<Bytes>,
+    sandbox: Option<SandboxLayer>,
     #[serde(rename = "$schema")]
     #[allow(dead_code)]
     schema: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct SandboxLayer {
+    mode: Option<crate::sandbox::Mode>,
+    write: Option<Vec<String>>,
+    caches: Option<Vec<String>>,
+    read_deny: Option<Vec<String>>,
+    protect: Option<Vec<String>>,
+    protect_mode: Option<crate::sandbox::ProtectMode>,
+    network: Option<crate::sandbox::Network>,
+    pass_env: Option<Vec<String>>,
+    max_file_bytes: Option<Bytes64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -405,6 +440,14 @@ pub fn project_root(cwd: &Path) -> Option<PathBuf> {
     Some(cwd.to_path_buf())
 }
 
+/// A built-in `(entry, reason)` table as a list setting.
+fn pairs(items: &[(&str, &str)]) -> Vec<Sourced<String>> {
+    items
+        .iter()
+        .map(|(p, _)| Sourced::builtin((*p).to_string()))
+        .collect()
+}
+
 fn defaults() -> Config {
     let list = |items: &[&str]| {
         items
@@ -433,6 +476,20 @@ fn defaults() -> Config {
         classifier_reasoning_level: None,
         log_classifier_io: Sourced::builtin(false),
         allow_terminal_input: Sourced::builtin(false),
+        sandbox: SandboxConfig {
+            mode: Sourced::builtin(crate::sandbox::Mode::Auto),
+            write: pairs(crate::sandbox::DEFAULT_WRITE),
+            caches: crate::sandbox::DEFAULT_CACHES
+                .iter()
+                .map(|(p, _, _)| Sourced::builtin((*p).to_string()))
+                .collect(),
+            read_deny: pairs(crate::sandbox::DEFAULT_READ_DENY),
+            protect: pairs(crate::sandbox::DEFAULT_PROTECT),
+            protect_mode: Sourced::builtin(crate::sandbox::ProtectMode::Auto),
+            network: Sourced::builtin(crate::sandbox::Network::Allow),
+            pass_env: Vec::new(),
+            max_file_bytes: Sourced::builtin(crate::sandbox::DEFAULT_MAX_FILE_BYTES),
+        },
         files: Vec::new(),
         diagnostics: Vec::new(),
     }
@@ -560,6 +617,40 @@ impl<'de> Deserialize<'de> for Bytes {
     }
 }
 
+/// `sandbox.maxFileBytes`: a whole number of bytes, at least 1 MiB (a
+/// smaller limit breaks ordinary tools).
+#[derive(Debug, Clone, Copy)]
+struct Bytes64(u64);
+
+impl<'de> Deserialize<'de> for Bytes64 {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Bytes64;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a whole number of bytes")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Bytes64, E> {
+                if v < 1 << 20 {
+                    return Err(E::custom(format!(
+                        "sandbox.maxFileBytes must be at least 1048576 (1 MiB), got {v}"
+                    )));
+                }
+                Ok(Bytes64(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Bytes64, E> {
+                match u64::try_from(v) {
+                    Ok(u) => self.visit_u64(u),
+                    Err(_) => Err(E::custom(format!(
+                        "sandbox.maxFileBytes must be at least 1048576 (1 MiB), got {v}"
+                    ))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// serde's type errors in the user's terms: `invalid type: string "300",
 /// expected a number of seconds` → `expected a number of seconds, got the
 /// string "300"`.
@@ -641,6 +732,7 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
         classify_read_only_tools,
         timeout_seconds,
         output_limit_bytes,
+        sandbox,
         schema: _,
     } = layer;
     let rules = |list: Vec<String>| -> Vec<RuleEntry> {
@@ -838,9 +930,19 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
             source: source.clone(),
         });
     }
+    if let Some(sb) = sandbox {
+        // A project must never widen its own sandbox.
+        if kind == LayerKind::Full {
+            apply_sandbox(&mut cfg.sandbox, sb, &source);
+        } else if kind == LayerKind::Local {
+            ignored_local.push("sandbox".to_string());
+        } else {
+            ignored.push("sandbox".to_string());
+        }
+    }
     if !ignored_local.is_empty() {
         cfg.diagnostics.push(format!(
-            "{source}: ignored {} (where the classifier is and how it is reached come only from the global configuration and AUTOMODE_SETTINGS_JSON)",
+            "{source}: ignored {} (where the classifier is, how it is reached, and the sandbox come only from the global configuration and AUTOMODE_SETTINGS_JSON)",
             ignored_local.join(", ")
         ));
     }
@@ -849,6 +951,56 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
             "{source}: ignored {} (the shared project file can only add permissions.deny and permissions.ask)",
             ignored.join(", ")
         ));
+    }
+}
+
+fn apply_sandbox(cfg: &mut SandboxConfig, layer: SandboxLayer, source: &Source) {
+    let SandboxLayer {
+        mode,
+        write,
+        caches,
+        read_deny,
+        protect,
+        protect_mode,
+        network,
+        pass_env,
+        max_file_bytes,
+    } = layer;
+    let sourced = |v| Sourced {
+        value: v,
+        source: source.clone(),
+    };
+    if let Some(v) = mode {
+        cfg.mode = Sourced {
+            value: v,
+            source: source.clone(),
+        };
+    }
+    for (list, given) in [
+        (&mut cfg.write, write),
+        (&mut cfg.caches, caches),
+        (&mut cfg.read_deny, read_deny),
+        (&mut cfg.protect, protect),
+        (&mut cfg.pass_env, pass_env),
+    ] {
+        if let Some(v) = given {
+            merge_list(list, v, source);
+        }
+    }
+    if let Some(v) = protect_mode {
+        cfg.protect_mode = Sourced {
+            value: v,
+            source: source.clone(),
+        };
+    }
+    if let Some(v) = network {
+        cfg.network = Sourced {
+            value: v,
+            source: source.clone(),
+        };
+    }
+    if let Some(Bytes64(v)) = max_file_bytes {
+        cfg.max_file_bytes = sourced(v);
     }
 }
 

@@ -53,6 +53,12 @@ pub fn prepare_process() {
     unix::ensure_standard_fds();
 }
 
+/// The running kernel's Landlock ABI, or the errno saying why there is
+/// none.
+pub fn landlock_abi() -> Result<u32, i32> {
+    unix::landlock_abi()
+}
+
 /// Die by `sig`, as the child did (used by `Exit::terminate`).
 pub fn die_by_signal(sig: i32) -> ! {
     unix::die_by_signal(sig)
@@ -75,7 +81,7 @@ pub fn exec_replace(program: &std::path::Path, argv: &[OsString]) -> std::io::Er
 }
 
 /// What to run and under which limits.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ExecPlan {
     /// Absolute path of the program.
     pub program: PathBuf,
@@ -94,6 +100,33 @@ pub struct ExecPlan {
     /// Give the command our stdin (a terminal the user lets through)
     /// instead of `/dev/null`.
     pub terminal_stdin: bool,
+    /// How the child is confined (none: it runs with our rights).
+    pub confinement: Option<Confinement>,
+    /// Keep the last bytes of the command's stderr (for the sandbox's
+    /// hint after a failure).
+    pub keep_stderr_tail: bool,
+}
+
+/// The confinement the caller built for the child; applied in the child
+/// right before `execve`, in this order: namespaces and read-only binds,
+/// the file-size limit, `PR_SET_NO_NEW_PRIVS`, Landlock.
+#[derive(Debug)]
+pub struct Confinement {
+    /// The Landlock ruleset (its descriptor is closed on exec).
+    pub ruleset: Option<OwnedFd>,
+    /// A private mount namespace in a new user namespace.
+    pub namespace: Option<Namespace>,
+    /// `RLIMIT_FSIZE`: the largest file the command may write.
+    pub max_file_bytes: Option<u64>,
+}
+
+/// A private mount namespace: these paths bound read-only onto
+/// themselves; with `network_off`, also a network namespace with only
+/// loopback.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Namespace {
+    pub read_only: Vec<PathBuf>,
+    pub network_off: bool,
 }
 
 /// Why we ended the command ourselves.
@@ -121,6 +154,8 @@ pub struct Outcome {
     pub closed_held_pipes: bool,
     /// The signal we used before SIGKILL, and whether SIGKILL followed.
     pub escalated_to_kill: bool,
+    /// The last bytes the command wrote to stderr (when asked for).
+    pub stderr_tail: Vec<u8>,
 }
 
 /// Why the command could not be started.
@@ -134,6 +169,9 @@ pub enum ExecError {
     WorkspaceChanged(String),
     /// An OS error in the supervisor before the child ran.
     Os(String),
+    /// The child could not be confined (nothing ran): which step, and
+    /// whether it was the namespace (where another way may work).
+    Confine { step: String, namespace: bool },
 }
 
 /// Phases of the run, as in process-supervision.md §2.5.
@@ -219,7 +257,7 @@ pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecE
         .collect();
     let mut pid_slot = None;
     if plan.mark_nested
-        && let Some((entry, offset)) = crate::nested::marker_template()
+        && let Some((entry, offset)) = crate::nested::marker_template(plan.confinement.is_some())
     {
         pid_slot = Some(unix::PidSlot {
             env_index: env.len(),
@@ -231,6 +269,33 @@ pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecE
 
     if let Some(ws) = &plan.workspace {
         ws.verify().map_err(ExecError::WorkspaceChanged)?;
+    }
+    let prepared = plan.confinement.as_ref().map(PreparedNamespace::of);
+    let prepared = match prepared {
+        Some(Err(e)) => return Err(e),
+        Some(Ok(p)) => Some(p),
+        None => None,
+    };
+    let child_confinement = unix::ChildConfinement {
+        namespace: prepared
+            .as_ref()
+            .and_then(|p| p.namespace.as_ref())
+            .map(|n| unix::ChildNamespace {
+                uid_map: &n.uid_map,
+                gid_map: &n.gid_map,
+                read_only: &n.read_only,
+                network_off: n.network_off,
+            }),
+        max_file_bytes: plan.confinement.as_ref().and_then(|c| c.max_file_bytes),
+        ruleset: plan
+            .confinement
+            .as_ref()
+            .and_then(|c| c.ruleset.as_ref())
+            .map(std::os::fd::AsRawFd::as_raw_fd),
+    };
+    if plan.confinement.is_some() {
+        // Nothing inside may read our memory or environment via /proc.
+        unix::set_undumpable();
     }
 
     let (err_r, err_w) = match err_pipe {
@@ -251,6 +316,7 @@ pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecE
         stdout: out_w.as_fd(),
         stderr: err_w.as_ref().map_or(out_w.as_fd(), |w| w.as_fd()),
         sigpipe_default: !unix::caller_ignored_sigpipe(),
+        confinement: child_confinement,
     });
     drop(out_w);
     drop(err_w);
@@ -266,12 +332,36 @@ pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecE
             });
         }
         Err(unix::SpawnError::Os(e)) => return Err(ExecError::Os(format!("fork: {e}"))),
+        Err(unix::SpawnError::Confine(stage, errno)) => {
+            let err = std::io::Error::from_raw_os_error(errno);
+            let (what, namespace) = match stage {
+                unix::ConfineStage::UserNamespace => ("creating a user namespace", true),
+                unix::ConfineStage::IdMap => ("mapping ids in the user namespace", true),
+                unix::ConfineStage::Mounts => ("binding protected paths read-only", true),
+                unix::ConfineStage::Loopback => {
+                    ("bringing up loopback in the network namespace", true)
+                }
+                unix::ConfineStage::FileSizeLimit => ("setting the file-size limit", false),
+                unix::ConfineStage::NoNewPrivs => ("setting no_new_privs", false),
+                unix::ConfineStage::Landlock => ("applying the Landlock ruleset", false),
+            };
+            return Err(ExecError::Confine {
+                step: format!("{what}: {err}"),
+                namespace,
+            });
+        }
     };
     on_start();
 
     let mut streams = vec![Stream::new(out_r, stdout_fd, out_kind)];
     if let Some(r) = err_r {
         streams.push(Stream::new(r, stderr_fd, err_kind));
+    }
+    if plan.keep_stderr_tail
+        && let Some(s) = streams.last_mut()
+    {
+        // The stderr stream (or the one stream both share).
+        s.keep_tail();
     }
     let mut sup = Supervisor {
         tree: Tree::new(leader),
@@ -290,6 +380,11 @@ pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecE
     sup.tree.reap_all();
     let stdout_bytes = sup.streams.first().map_or(0, |s| s.bytes);
     let stderr_bytes = sup.streams.get(1).map_or(0, |s| s.bytes);
+    let stderr_tail = sup
+        .streams
+        .last_mut()
+        .map(Stream::take_tail)
+        .unwrap_or_default();
     Ok(Outcome {
         status,
         termination: sup.termination,
@@ -298,7 +393,69 @@ pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecE
         duration: started.elapsed(),
         closed_held_pipes: sup.closed_held_pipes,
         escalated_to_kill: sup.escalated_to_kill,
+        stderr_tail,
     })
+}
+
+/// The namespace part of a confinement as the child needs it: strings
+/// and flags ready before fork.
+struct PreparedNamespace {
+    namespace: Option<ReadyNamespace>,
+}
+
+struct ReadyNamespace {
+    uid_map: CString,
+    gid_map: CString,
+    read_only: Vec<(CString, libc::c_ulong)>,
+    network_off: bool,
+}
+
+impl PreparedNamespace {
+    fn of(c: &Confinement) -> Result<PreparedNamespace, ExecError> {
+        let Some(ns) = &c.namespace else {
+            return Ok(PreparedNamespace { namespace: None });
+        };
+        let bad = |what: &str| ExecError::Os(format!("{what} contains NUL"));
+        let uid = nix::unistd::geteuid().as_raw();
+        let gid = nix::unistd::getegid().as_raw();
+        let mut read_only = Vec::with_capacity(ns.read_only.len());
+        for p in &ns.read_only {
+            let c = CString::new(p.as_os_str().as_bytes()).map_err(|_| bad("a protected path"))?;
+            read_only.push((c, kept_mount_flags(p)));
+        }
+        Ok(PreparedNamespace {
+            namespace: Some(ReadyNamespace {
+                uid_map: CString::new(format!("{uid} {uid} 1")).map_err(|_| bad("uid_map"))?,
+                gid_map: CString::new(format!("{gid} {gid} 1")).map_err(|_| bad("gid_map"))?,
+                read_only,
+                network_off: ns.network_off,
+            }),
+        })
+    }
+}
+
+/// The flags of the mount a path is on that a read-only remount in a user
+/// namespace must keep (the kernel refuses to clear them there).
+fn kept_mount_flags(p: &std::path::Path) -> libc::c_ulong {
+    use nix::sys::statvfs::FsFlags;
+    let Ok(st) = nix::sys::statvfs::statvfs(p) else {
+        return 0;
+    };
+    let f = st.flags();
+    let mut out: libc::c_ulong = 0;
+    for (fs, ms) in [
+        (FsFlags::ST_NOSUID, libc::MS_NOSUID),
+        (FsFlags::ST_NODEV, libc::MS_NODEV),
+        (FsFlags::ST_NOEXEC, libc::MS_NOEXEC),
+        (FsFlags::ST_NOATIME, libc::MS_NOATIME),
+        (FsFlags::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (FsFlags::ST_RELATIME, libc::MS_RELATIME),
+    ] {
+        if f.contains(fs) {
+            out |= ms;
+        }
+    }
+    out
 }
 
 /// Puts a signal mask back when dropped.

@@ -84,7 +84,13 @@ pub(crate) struct Stream {
     pending_from: usize,
     waiting_for_dst: bool,
     pub(crate) bytes: u64,
+    /// The last bytes read, when kept (then bytes are copied, not
+    /// spliced, so that they pass through our hands).
+    tail: Option<Vec<u8>>,
 }
+
+/// How much of a stream's end is kept.
+const TAIL_BYTES: usize = 8 * 1024;
 
 impl Stream {
     pub(crate) fn new(src: OwnedFd, dst: BorrowedFd<'static>, kind: DstKind) -> Stream {
@@ -98,7 +104,19 @@ impl Stream {
             pending_from: 0,
             waiting_for_dst: false,
             bytes: 0,
+            tail: None,
         }
+    }
+
+    /// Keep the last bytes of this stream (copied instead of spliced).
+    pub(crate) fn keep_tail(&mut self) {
+        self.use_splice = false;
+        self.tail = Some(Vec::new());
+    }
+
+    /// The kept end of the stream.
+    pub(crate) fn take_tail(&mut self) -> Vec<u8> {
+        self.tail.take().unwrap_or_default()
     }
 
     /// Still something to do: an open source or bytes not yet written.
@@ -241,6 +259,11 @@ impl Stream {
             Err(_) => return Step::Eof,
         };
         buf.truncate(n);
+        if let Some(tail) = &mut self.tail {
+            tail.extend_from_slice(&buf);
+            let excess = tail.len().saturating_sub(TAIL_BYTES);
+            tail.drain(..excess);
+        }
         self.pending = buf;
         self.pending_from = 0;
         match self.flush_pending() {

@@ -1,6 +1,9 @@
 //! The only `unsafe` code in automode: fork + execve of the supervised
-//! child, the raw syscalls the supervisor needs that have no safe wrapper
-//! (signal dispositions, `splice`, `pwritev2`), and dying by a signal.
+//! child (and, right before `execve`, its confinement: namespaces and
+//! read-only binds, the file-size limit, `PR_SET_NO_NEW_PRIVS` and
+//! `landlock_restrict_self`), the raw syscalls the supervisor needs that
+//! have no safe wrapper (signal dispositions, `splice`, `pwritev2`, the
+//! Landlock ABI probe), and dying by a signal.
 //!
 //! Everything here is a thin wrapper with a `// SAFETY:` note; the policy
 //! of what to call when lives in `exec/mod.rs`.
@@ -94,6 +97,65 @@ pub(crate) struct PidSlot {
     pub width: usize,
 }
 
+/// The child's confinement, prepared before fork (every string and struct
+/// ready, nothing left to allocate), applied in this order right before
+/// `execve`.
+#[derive(Debug)]
+pub(crate) struct ChildConfinement<'a> {
+    /// A new user + mount (+ network) namespace with these binds.
+    pub namespace: Option<ChildNamespace<'a>>,
+    /// `RLIMIT_FSIZE` (soft and hard).
+    pub max_file_bytes: Option<u64>,
+    /// The Landlock ruleset to restrict the child with (after
+    /// `PR_SET_NO_NEW_PRIVS`).
+    pub ruleset: Option<RawFd>,
+}
+
+/// A private mount namespace in a new user namespace.
+#[derive(Debug)]
+pub(crate) struct ChildNamespace<'a> {
+    /// `"<uid> <uid> 1"`, `"<gid> <gid> 1"`: the same ids inside.
+    pub uid_map: &'a CString,
+    pub gid_map: &'a CString,
+    /// Paths bound read-only onto themselves, with the mount flags their
+    /// mount already has (a user namespace may not clear them).
+    pub read_only: &'a [(CString, libc::c_ulong)],
+    /// Also a new network namespace, with its loopback brought up.
+    pub network_off: bool,
+}
+
+/// Where confinement failed in the child, for the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ConfineStage {
+    UserNamespace,
+    IdMap,
+    Mounts,
+    Loopback,
+    FileSizeLimit,
+    NoNewPrivs,
+    Landlock,
+}
+
+impl ConfineStage {
+    const ALL: [ConfineStage; 7] = [
+        ConfineStage::UserNamespace,
+        ConfineStage::IdMap,
+        ConfineStage::Mounts,
+        ConfineStage::Loopback,
+        ConfineStage::FileSizeLimit,
+        ConfineStage::NoNewPrivs,
+        ConfineStage::Landlock,
+    ];
+
+    fn code(self) -> i32 {
+        self as i32 + 1
+    }
+
+    fn of(code: i32) -> Option<ConfineStage> {
+        ConfineStage::ALL.into_iter().find(|s| s.code() == code)
+    }
+}
+
 /// What the child needs, prepared before fork so the child only makes raw
 /// syscalls.
 #[derive(Debug)]
@@ -107,6 +169,7 @@ pub(crate) struct SpawnRequest<'a> {
     pub stderr: BorrowedFd<'a>,
     /// Restore SIGPIPE to SIG_DFL in the child (unless our caller ignored it).
     pub sigpipe_default: bool,
+    pub confinement: ChildConfinement<'a>,
 }
 
 /// Why the child could not be started.
@@ -116,6 +179,9 @@ pub(crate) enum SpawnError {
     Os(io::Error),
     /// execve failed in the child with this errno.
     Exec(i32),
+    /// Confining the child failed at this stage with this errno; nothing
+    /// ran.
+    Confine(ConfineStage, i32),
 }
 
 /// Stack for the child between clone and execve: it makes a dozen raw
@@ -158,6 +224,7 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<libc::pid_t, SpawnError> {
         Some((entry[slot.offset..].as_mut_ptr(), slot.width))
     });
     let exec_errno = AtomicI32::new(0);
+    let confine_stage = AtomicI32::new(0);
     let mut child = ChildFds {
         stdin: req.stdin.as_raw_fd(),
         stdout: req.stdout.as_raw_fd(),
@@ -170,6 +237,9 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<libc::pid_t, SpawnError> {
         argv: argv_ptrs.as_ptr(),
         envp: env_ptrs.as_mut_ptr(),
         pid_slot: pid_slot_ptr,
+        confine_stage: &confine_stage,
+        confinement: &req.confinement,
+        loopback: loopback_request(),
     };
     let mut stack = vec![0u8; CHILD_STACK_BYTES];
     // The stack grows down from its end, 16-byte aligned as the ABI wants.
@@ -197,6 +267,9 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<libc::pid_t, SpawnError> {
     if errno != 0 {
         // Reap the failed child: it has already exited.
         let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None);
+        if let Some(stage) = ConfineStage::of(confine_stage.load(Ordering::SeqCst)) {
+            return Err(SpawnError::Confine(stage, errno));
+        }
         return Err(SpawnError::Exec(errno));
     }
     Ok(pid)
@@ -221,6 +294,23 @@ struct ChildFds<'a> {
     argv: *const *const c_char,
     envp: *mut *mut c_char,
     pid_slot: Option<(*mut u8, usize)>,
+    /// Which confinement step failed (0: none).
+    confine_stage: &'a AtomicI32,
+    confinement: &'a ChildConfinement<'a>,
+    /// `SIOCSIFFLAGS` for `lo`, prepared.
+    loopback: libc::ifreq,
+}
+
+/// The `ifreq` that brings `lo` up.
+fn loopback_request() -> libc::ifreq {
+    // SAFETY: ifreq is a plain C struct (a name array and a union of
+    // plain fields); all-zero is a valid value.
+    let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
+    for (i, b) in b"lo".iter().enumerate() {
+        req.ifr_name[i] = *b as c_char;
+    }
+    req.ifr_ifru.ifru_flags = (libc::IFF_UP | libc::IFF_LOOPBACK | libc::IFF_RUNNING) as i16;
+    req
 }
 
 /// The child between clone and execve. Never returns.
@@ -269,12 +359,185 @@ unsafe fn child_after_fork(c: &ChildFds<'_>) -> ! {
         if c.sigpipe_default {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         }
+        confine(c);
         let mut empty: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut empty);
         libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
         libc::execve(c.program, c.argv, c.envp.cast::<*const c_char>());
         child_fail(c.exec_errno)
     }
+}
+
+/// Confine the child, last thing before `execve`: namespaces and binds
+/// (they need the privileges Landlock then takes away), the file-size
+/// limit, no new privileges, Landlock. Any failure ends the child before
+/// anything ran, with the stage reported.
+///
+/// # Safety
+/// Only in the cloned child; `c` and everything it points to is valid.
+unsafe fn confine(c: &ChildFds<'_>) {
+    let fail = |stage: ConfineStage| -> ! {
+        c.confine_stage.store(stage.code(), Ordering::SeqCst);
+        // SAFETY: in the cloned child.
+        unsafe { child_fail(c.exec_errno) }
+    };
+    let conf = c.confinement;
+    // SAFETY: raw syscalls on prepared, NUL-terminated strings and
+    // plain structs; nothing allocates or takes a lock.
+    unsafe {
+        if let Some(ns) = &conf.namespace {
+            let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS;
+            if ns.network_off {
+                flags |= libc::CLONE_NEWNET;
+            }
+            if libc::unshare(flags) != 0 {
+                fail(ConfineStage::UserNamespace);
+            }
+            if !write_all(c"/proc/self/setgroups", b"deny")
+                || !write_all(c"/proc/self/uid_map", ns.uid_map.as_bytes())
+                || !write_all(c"/proc/self/gid_map", ns.gid_map.as_bytes())
+            {
+                fail(ConfineStage::IdMap);
+            }
+            if libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+            {
+                fail(ConfineStage::Mounts);
+            }
+            for (path, kept) in ns.read_only {
+                if libc::mount(
+                    path.as_ptr(),
+                    path.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND | libc::MS_REC,
+                    std::ptr::null(),
+                ) != 0
+                    || libc::mount(
+                        std::ptr::null(),
+                        path.as_ptr(),
+                        std::ptr::null(),
+                        libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | kept,
+                        std::ptr::null(),
+                    ) != 0
+                {
+                    fail(ConfineStage::Mounts);
+                }
+            }
+            if ns.network_off {
+                let sock = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+                if sock < 0 || libc::ioctl(sock, libc::SIOCSIFFLAGS, &c.loopback) != 0 {
+                    fail(ConfineStage::Loopback);
+                }
+                libc::close(sock);
+            }
+        }
+        if let Some(max) = conf.max_file_bytes {
+            let lim = libc::rlimit {
+                rlim_cur: max,
+                rlim_max: max,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                fail(ConfineStage::FileSizeLimit);
+            }
+        }
+        if let Some(fd) = conf.ruleset {
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0 {
+                fail(ConfineStage::NoNewPrivs);
+            }
+            if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0 as libc::c_uint) != 0 {
+                fail(ConfineStage::Landlock);
+            }
+        }
+    }
+}
+
+/// Write `bytes` to `path` in one write (the child's /proc files).
+///
+/// # Safety
+/// Only raw syscalls; callable in the cloned child.
+unsafe fn write_all(path: &std::ffi::CStr, bytes: &[u8]) -> bool {
+    // SAFETY: a valid NUL-terminated path and a valid buffer.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return false;
+        }
+        let n = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+        libc::close(fd);
+        n == bytes.len() as isize
+    }
+}
+
+/// The running kernel's Landlock ABI, or the errno that says why there
+/// is none (`ENOSYS`, `EOPNOTSUPP`).
+pub(crate) fn landlock_abi() -> Result<u32, i32> {
+    // SAFETY: landlock_create_ruleset with a null attribute, size 0 and
+    // the VERSION flag only returns the ABI; it creates nothing.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            1u32, // LANDLOCK_CREATE_RULESET_VERSION
+        )
+    };
+    if v < 0 {
+        Err(io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::ENOSYS))
+    } else {
+        Ok(u32::try_from(v).unwrap_or(0))
+    }
+}
+
+/// Make this process undumpable: nothing can read its memory or its
+/// environment through `/proc` or ptrace it (the supervisor, before it
+/// starts a confined child). Root passes the dumpable check (it has
+/// CAP_SYS_PTRACE), so the environment the kernel shows in
+/// `/proc/<pid>/environ` is also blanked: automode has its own copy
+/// (`Context`), and libc's `environ` is emptied first so nothing reads
+/// the blanked strings as variables.
+pub(crate) fn set_undumpable() {
+    let _ = nix::sys::prctl::set_dumpable(false);
+    let Some((start, end)) = environment_area() else {
+        return;
+    };
+    // SAFETY: `environ` is libc's pointer to the environment array; we
+    // are single-threaded here (no getenv/setenv can race), and pointing
+    // it at a static array holding only the terminating null makes it a
+    // valid, empty environment.
+    unsafe {
+        static mut EMPTY: [*mut c_char; 1] = [std::ptr::null_mut()];
+        environ = (&raw mut EMPTY).cast();
+    }
+    // SAFETY: [start, end) is the area the kernel reports (from
+    // /proc/self/stat) as holding this process's initial environment
+    // strings, in its initial stack: mapped, writable, and after the line
+    // above referenced by nothing (Rust never borrows it: `Context`
+    // copied the variables). Only zero bytes are written, within it.
+    unsafe {
+        std::ptr::write_bytes(start as *mut u8, 0, end - start);
+    }
+}
+
+unsafe extern "C" {
+    static mut environ: *mut *mut c_char;
+}
+
+/// `env_start` and `env_end` of this process (fields 50 and 51 of
+/// /proc/self/stat).
+fn environment_area() -> Option<(usize, usize)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let start: usize = fields.get(47)?.parse().ok()?;
+    let end: usize = fields.get(48)?.parse().ok()?;
+    (start > 0 && end > start && end - start < (1 << 24)).then_some((start, end))
 }
 
 /// Report errno to the suspended parent (shared memory) and exit.

@@ -87,6 +87,11 @@ pub const CATALOGUE: &[Check] = &[
         check: automode_variable,
     },
     Check {
+        id: "sandbox-widening",
+        reason: "some paths are never granted to a command (/, the home itself, secrets, profiles, automode's and the harnesses' settings and state, /etc), and under sandbox.mode require the sandbox is never lifted",
+        check: refused_widening,
+    },
+    Check {
         id: "dangerous-assignment",
         reason: "the variable makes programs run code the command line does not show",
         check: dangerous_assignment,
@@ -1087,6 +1092,17 @@ fn parse_state(ctx: &Ctx<'_>) -> Option<String> {
         .iter()
         .find(|f| f.kind == FindingKind::ParseStateChange)
         .map(|f| f.detail.clone())
+}
+
+fn refused_widening(ctx: &Ctx<'_>) -> Option<String> {
+    match ctx.widening? {
+        Err(why) => Some(why.clone()),
+        Ok(crate::sandbox::widen::Widening::SandboxOff) if ctx.sandbox_required => Some(
+            "AUTOMODE_SANDBOX=off asks to run outside the sandbox, and sandbox.mode is require"
+                .into(),
+        ),
+        Ok(_) => None,
+    }
 }
 
 fn automode_variable(ctx: &Ctx<'_>) -> Option<String> {

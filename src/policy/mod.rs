@@ -43,6 +43,11 @@ pub struct Ctx<'a> {
     /// The shim's stdin is a terminal that the command will not get
     /// (`autoMode.allowTerminalInput` off).
     pub closed_terminal: bool,
+    /// The one-command sandbox widening the script asks for
+    /// (`AUTOMODE_WRITE=…`, `AUTOMODE_SANDBOX=off`), or why it is refused.
+    pub widening: Option<&'a Result<crate::sandbox::widen::Widening, String>>,
+    /// `sandbox.mode` is `require`: the sandbox is never lifted.
+    pub sandbox_required: bool,
 }
 
 /// A tier either decides or passes with a note for the trace.
@@ -331,6 +336,9 @@ fn inside_working_directory(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verd
     if let Some(p) = &scratch.protected {
         return Err(format!("protected: {p}"));
     }
+    if let Some(w) = widening(ctx) {
+        return Err(w);
+    }
     let facts = facts(ctx, scratch);
     match facts.review.first() {
         Some(why) => Err(why.clone()),
@@ -350,6 +358,9 @@ fn allow_rules(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> 
     }
     if let Some(p) = &scratch.protected {
         return Err(format!("protected: {p}"));
+    }
+    if let Some(w) = widening(ctx) {
+        return Err(w);
     }
     let parsed: Vec<(&RuleEntry, rules::Rule)> = ctx
         .config
@@ -461,11 +472,22 @@ fn routine(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
     ))
 }
 
+/// A widening the script asks for, as the reason no allow tier takes it.
+fn widening(ctx: &Ctx<'_>) -> Option<String> {
+    match ctx.widening? {
+        Ok(w) => Some(format!(
+            "{} (only the classifier may grant it)",
+            w.describe()
+        )),
+        Err(_) => None,
+    }
+}
+
 fn classifier(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
     let protected = scratch.protected.clone();
     let facts = facts(ctx, scratch);
-    let why = protected
-        .map(|p| format!("writes a protected path: {p}"))
+    let why = widening(ctx)
+        .or_else(|| protected.map(|p| format!("writes a protected path: {p}")))
         .or_else(|| facts.review.first().cloned())
         .or_else(|| facts.unknown.first().cloned())
         .unwrap_or_else(|| "no allow tier settles it".into());
@@ -605,6 +627,9 @@ fn device_sink(p: &Path) -> bool {
 fn compute_facts(ctx: &Ctx<'_>) -> Facts {
     let a = ctx.analysis;
     let mut f = Facts::default();
+    if let Some(w) = widening(ctx) {
+        f.review.push(w);
+    }
     for (i, c) in a.commands.iter().enumerate() {
         let class = match c.base_name() {
             None => Class::Review(format!(

@@ -104,6 +104,12 @@ fn verdict_on(fx: &Fixture, cfg: &Config, script: &str, closed_terminal: bool) -
         automode_shims: Some(fx.shims.clone()),
         codex_home: None,
     };
+    let widening = crate::sandbox::widen::parse(
+        analysis.limits.write.as_deref(),
+        analysis.limits.sandbox.as_deref(),
+        &places,
+        &[fx.home.join(".ssh")],
+    );
     decide(&Ctx {
         analysis: &analysis,
         script,
@@ -114,6 +120,8 @@ fn verdict_on(fx: &Fixture, cfg: &Config, script: &str, closed_terminal: bool) -
         xdg_config_home: None,
         git_config_count: 0,
         closed_terminal,
+        widening: widening.as_ref(),
+        sandbox_required: false,
     })
 }
 
@@ -614,6 +622,22 @@ const HARD_DENY: &[(&str, &str, bool)] = &[
         "dangerous-assignment",
         false,
     ),
+    ("AUTOMODE_WRITE=/ ls", "sandbox-widening", false),
+    ("AUTOMODE_WRITE=~ touch x", "sandbox-widening", false),
+    (
+        "AUTOMODE_WRITE=~/.bashrc:/tmp/x echo",
+        "sandbox-widening",
+        false,
+    ),
+    ("AUTOMODE_WRITE=/etc/cron.d ls", "sandbox-widening", false),
+    (
+        "AUTOMODE_WRITE=~/.ssh/authorized_keys ls",
+        "sandbox-widening",
+        false,
+    ),
+    ("AUTOMODE_WRITE=CONFIG ls", "sandbox-widening", false),
+    ("AUTOMODE_WRITE=relative/path ls", "sandbox-widening", false),
+    ("AUTOMODE_SANDBOX=on ls", "sandbox-widening", false),
     ("rm -rf src/*", "bulk-delete", true),
     ("rm a.txt b.txt", "bulk-delete", true),
     ("rm -rf \"$TARGET_DIR\"", "bulk-delete", true),
@@ -674,8 +698,11 @@ fn hard_deny_catalogue_catches_every_row_however_wrapped() {
             let v = verdict_with(&fx, &cfg, &form);
             // A wrapper can hide values (eval and find -exec do not trust
             // the environment): a more general check may catch it first.
-            let alternative =
-                is_wrapped && matches!(v.rule.as_str(), "dynamic-execution" | "bulk-delete");
+            // A widening is honoured only on the top-level command: nested,
+            // it is an assignment to automode's own variable.
+            let alternative = is_wrapped
+                && (matches!(v.rule.as_str(), "dynamic-execution" | "bulk-delete")
+                    || (*rule == "sandbox-widening" && v.rule == "automode-variable"));
             if (v.decision, v.tier) != (Decision::Deny, Tier::HardDeny)
                 || (v.rule != *rule && !alternative)
             {

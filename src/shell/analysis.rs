@@ -232,11 +232,17 @@ pub struct Assignment {
     pub command: Option<usize>,
 }
 
-/// The agent's leading `AUTOMODE_TIMEOUT=N` / `AUTOMODE_OUTPUT_LIMIT=N`.
+/// What the agent asks for with leading assignments on its script:
+/// `AUTOMODE_TIMEOUT=N`, `AUTOMODE_OUTPUT_LIMIT=N`, and a one-command
+/// sandbox widening `AUTOMODE_WRITE=/abs/path[:/other]` or
+/// `AUTOMODE_SANDBOX=off` (only literal, only before the first command of
+/// the top-level script).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct LimitRequests {
     pub timeout: Option<String>,
     pub output_limit: Option<String>,
+    pub write: Option<String>,
+    pub sandbox: Option<String>,
 }
 
 /// The result of analysing one script.

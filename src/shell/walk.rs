@@ -899,7 +899,7 @@ impl<'a> Walker<'a> {
         };
         let limit_var = matches!(
             a.name.as_str(),
-            "AUTOMODE_TIMEOUT" | "AUTOMODE_OUTPUT_LIMIT"
+            "AUTOMODE_TIMEOUT" | "AUTOMODE_OUTPUT_LIMIT" | "AUTOMODE_WRITE" | "AUTOMODE_SANDBOX"
         );
         if limit_var && leading {
             let text = value
@@ -908,14 +908,15 @@ impl<'a> Walker<'a> {
             if value.lit().is_none() {
                 self.finding(
                     FindingKind::AutomodeAssignment,
-                    format!("{} must be a literal number, not {}", a.name, value.raw),
+                    format!("{} must be a literal value, not {}", a.name, value.raw),
                     None,
                 );
             }
-            if a.name == "AUTOMODE_TIMEOUT" {
-                self.out.limits.timeout = Some(text);
-            } else {
-                self.out.limits.output_limit = Some(text);
+            match a.name.as_str() {
+                "AUTOMODE_TIMEOUT" => self.out.limits.timeout = Some(text),
+                "AUTOMODE_OUTPUT_LIMIT" => self.out.limits.output_limit = Some(text),
+                "AUTOMODE_WRITE" => self.out.limits.write = Some(text),
+                _ => self.out.limits.sandbox = Some(text),
             }
         } else if prefix {
             // Only the command's environment (`CommandInfo::env`).

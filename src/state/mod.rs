@@ -161,6 +161,8 @@ pub struct SessionState {
     pub cwd: Option<String>,
     /// The harness that runs it (`claude-code`, `codex`, …), when known.
     pub harness: Option<String>,
+    /// It was told that the sandbox cannot be enforced here.
+    pub sandbox_warned: bool,
 }
 
 /// State shared by all sessions (`automode off` without a session).

@@ -40,9 +40,17 @@ pub struct Env {
 
 impl Env {
     pub fn new() -> Env {
+        // Not under /tmp: the sandbox lets commands write /tmp, and a
+        // home inside a writable tree must be carved out of it (tested on
+        // its own); a real home is not under /tmp.
+        let base = ["/var/tmp"]
+            .into_iter()
+            .map(Path::new)
+            .find(|d| d.is_dir() && tempfile::tempdir_in(d).is_ok())
+            .map_or_else(std::env::temp_dir, Path::to_path_buf);
         let dir = tempfile::Builder::new()
             .prefix("automode-test-")
-            .tempdir()
+            .tempdir_in(base)
             .unwrap();
         let home = dir.path().join("home");
         let work = dir.path().join("work");
@@ -277,6 +285,21 @@ impl Drop for Reaper {
     fn drop(&mut self) {
         for m in &self.0 {
             kill_all(m);
+        }
+    }
+}
+
+/// Is Landlock (ABI ≥ 2) there to test? Without it a sandbox test fails
+/// under `CI=true` (CI machines have it) and is skipped elsewhere, saying
+/// why.
+pub fn landlock_or_skip(test: &str) -> bool {
+    match automode::exec::landlock_abi() {
+        Ok(abi) if abi >= 2 => true,
+        other => {
+            let why = format!("{test}: Landlock is not available here ({other:?})");
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
+            eprintln!("SKIPPED {why}");
+            false
         }
     }
 }

@@ -1,0 +1,246 @@
+//! After a confined command failed: did the sandbox likely refuse it?
+//! The kernel's refusals read as ordinary errors (`Permission denied`,
+//! `Read-only file system`, `Operation not permitted`, `Invalid
+//! cross-device link`), worded by each tool its own way; automode reads
+//! the end of the command's stderr, finds such an error with a path it
+//! did not grant, and adds one line saying so and how to ask for it once.
+//! Never certain: it says "likely".
+
+use std::path::{Path, PathBuf};
+
+use super::Plan;
+
+/// How tools word the refusals the sandbox causes, with what they mean.
+const REFUSALS: &[(&str, Kind)] = &[
+    ("Permission denied", Kind::Denied),
+    ("permission denied", Kind::Denied),
+    ("EACCES", Kind::Denied),
+    ("[Errno 13]", Kind::Denied),
+    ("os error 13", Kind::Denied),
+    ("Read-only file system", Kind::ReadOnly),
+    ("EROFS", Kind::ReadOnly),
+    ("[Errno 30]", Kind::ReadOnly),
+    ("os error 30", Kind::ReadOnly),
+    ("Operation not permitted", Kind::NotPermitted),
+    ("EPERM", Kind::NotPermitted),
+    ("[Errno 1]", Kind::NotPermitted),
+    ("os error 1)", Kind::NotPermitted),
+    ("Invalid cross-device link", Kind::CrossDevice),
+    ("EXDEV", Kind::CrossDevice),
+    ("[Errno 18]", Kind::CrossDevice),
+    ("os error 18", Kind::CrossDevice),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Denied,
+    ReadOnly,
+    NotPermitted,
+    CrossDevice,
+}
+
+/// The hint for a failed command's stderr tail, if the sandbox likely
+/// refused it. `cwd`: where relative paths in messages are.
+pub fn hint(stderr_tail: &[u8], plan: &Plan, cwd: &Path) -> Option<String> {
+    let text = String::from_utf8_lossy(stderr_tail);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut cross_device = false;
+    for (i, line) in lines.iter().enumerate() {
+        let Some((at, kind)) = REFUSALS
+            .iter()
+            .filter_map(|(needle, k)| line.find(needle).map(|at| (at, *k)))
+            .min_by_key(|(at, _)| *at)
+        else {
+            continue;
+        };
+        cross_device |= kind == Kind::CrossDevice;
+        // The path is named right before the error (`bash: PATH: …`,
+        // `cp: cannot create 'PATH': …`) or after it (Python's `…:
+        // 'PATH'`, npm's `…, mkdir 'PATH'`), or (cargo: "failed to create
+        // directory `…`" then "Caused by: Permission denied") on a line
+        // before it.
+        let found = paths_in(line, cwd);
+        let after = found.iter().filter(|(pos, _)| *pos > at).map(|(_, p)| p);
+        let before = found
+            .iter()
+            .rev()
+            .filter(|(pos, _)| *pos < at)
+            .map(|(_, p)| p);
+        let earlier = lines[i.saturating_sub(3)..i]
+            .iter()
+            .rev()
+            .flat_map(|l| paths_in(l, cwd).into_iter().rev().map(|(_, p)| p))
+            .collect::<Vec<_>>();
+        for p in after.chain(before).chain(earlier.iter()) {
+            if let Some(h) = explain(p, plan) {
+                return Some(h);
+            }
+        }
+    }
+    cross_device.then(|| {
+        "automode: this was likely refused by automode's sandbox: moving or linking a file between directories the sandbox grants differently is refused (\"Invalid cross-device link\"); copy the file instead, or ask for the target once with AUTOMODE_WRITE=<path> <the same command> (it will be reviewed).".to_string()
+    })
+}
+
+/// Why the sandbox refuses `p`, as the hint line; `None` when `p` is one
+/// it grants (the error was something else).
+fn explain(p: &Path, plan: &Plan) -> Option<String> {
+    let shown = p.display();
+    if plan.read_deny.iter().any(|d| p.starts_with(d))
+        && !plan.read_keep.iter().any(|k| p.starts_with(k))
+    {
+        return Some(format!(
+            "automode: this was likely refused by automode's sandbox: '{shown}' is among the secrets the sandbox keeps every command out of, for reading and writing (sandbox.readDeny). If the user wants it used, they run that command themselves."
+        ));
+    }
+    if plan
+        .protect
+        .iter()
+        .chain(&plan.protect_missing)
+        .any(|d| p.starts_with(d))
+    {
+        return Some(format!(
+            "automode: this was likely refused by automode's sandbox: '{shown}' is protected inside the project (sandbox.protect: it chooses what runs later, outside the sandbox). Ask the user to change it."
+        ));
+    }
+    let writable = plan
+        .write
+        .iter()
+        .chain(plan.extra_write.iter().map(|(w, _)| w))
+        .any(|w| p.starts_with(w))
+        && !plan.write_exclude.iter().any(|x| p.starts_with(x))
+        || plan.devices.iter().any(|d| p == d);
+    if writable {
+        return None;
+    }
+    Some(format!(
+        "automode: this was likely refused by automode's sandbox: '{shown}' is outside the writable paths (project, temp, tool caches). To ask for it once, run: AUTOMODE_WRITE={shown} <the same command> (it will be reviewed)."
+    ))
+}
+
+/// Paths a message line names, with where they start: quoted (`'…'`,
+/// `"…"`, `` `…` ``), or a word that starts with `/` or `.` and ends at
+/// a colon.
+fn paths_in(line: &str, cwd: &Path) -> Vec<(usize, PathBuf)> {
+    let mut out = Vec::new();
+    for (open, close) in [('\'', '\''), ('"', '"'), ('`', '`'), ('‘', '’')] {
+        let mut from = 0;
+        while let Some(a) = line[from..].find(open) {
+            let start = from + a + open.len_utf8();
+            let Some(b) = line[start..].find(close) else {
+                break;
+            };
+            let inner = &line[start..start + b];
+            if looks_like_path(inner) {
+                out.push((start, resolve(inner, cwd)));
+            }
+            from = start + b + close.len_utf8();
+        }
+    }
+    let mut pos = 0;
+    for word in line.split(' ') {
+        let w = word
+            .trim_end_matches([':', ',', ';', ')'])
+            .trim_start_matches('(');
+        if (w.starts_with('/') || w.starts_with('.')) && looks_like_path(w) {
+            out.push((pos, resolve(w, cwd)));
+        }
+        pos += word.len() + 1;
+    }
+    out.sort_by_key(|(p, _)| *p);
+    out
+}
+
+fn looks_like_path(s: &str) -> bool {
+    !s.is_empty()
+        && !s.contains(char::is_whitespace)
+        && (s.starts_with('/') || s.starts_with('.') || s.contains('/'))
+        && s.len() < 4096
+}
+
+fn resolve(s: &str, cwd: &Path) -> PathBuf {
+    crate::shell::paths::resolve(cwd, s).0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> Plan {
+        Plan {
+            write: vec![PathBuf::from("/p"), PathBuf::from("/tmp")],
+            read_deny: vec![PathBuf::from("/h/.ssh")],
+            protect: vec![
+                PathBuf::from("/p/.git/hooks"),
+                PathBuf::from("/p/.git/config"),
+            ],
+            devices: vec![PathBuf::from("/dev/null")],
+            ..Plan::default()
+        }
+    }
+
+    fn h(stderr: &str) -> Option<String> {
+        hint(stderr.as_bytes(), &plan(), Path::new("/p"))
+    }
+
+    #[test]
+    fn finds_the_refused_path_in_each_tools_words() {
+        for (stderr, path) in [
+            ("bash: /h/.bashrc: Permission denied\n", "/h/.bashrc"),
+            (
+                "/opt/shims/bash: line 1: /h/.profile: Permission denied\n",
+                "/h/.profile",
+            ),
+            ("touch: cannot touch '/h/x': Permission denied\n", "/h/x"),
+            (
+                "Traceback (most recent call last):\n  File \"<string>\", line 1\nPermissionError: [Errno 13] Permission denied: '/h/.bashrc'\n",
+                "/h/.bashrc",
+            ),
+            (
+                "npm ERR! code EACCES\nnpm ERR! Error: EACCES: permission denied, mkdir '/h/.npm'\n",
+                "/h/.npm",
+            ),
+            (
+                "error: failed to create directory `/h/.cargo/registry/cache`\n\nCaused by:\n  Permission denied (os error 13)\n",
+                "/h/.cargo/registry/cache",
+            ),
+            (
+                "cp: cannot create regular file '/h/bin/app': Permission denied\n",
+                "/h/bin/app",
+            ),
+        ] {
+            let got = h(stderr).unwrap_or_else(|| panic!("no hint for {stderr:?}"));
+            assert!(
+                got.contains(&format!("'{path}' is outside the writable paths")),
+                "{got}"
+            );
+            assert!(got.contains(&format!("AUTOMODE_WRITE={path} ")), "{got}");
+            assert!(got.contains("likely"), "{got}");
+        }
+    }
+
+    #[test]
+    fn says_which_kind_of_refusal() {
+        let got = h("cat: /h/.ssh/id_ed25519: Permission denied\n").unwrap_or_default();
+        assert!(got.contains("among the secrets"), "{got}");
+        let got = h("error: could not lock config file .git/config: Read-only file system\n")
+            .unwrap_or_default();
+        assert!(got.contains("'/p/.git/config' is protected"), "{got}");
+        let got = h("/s/bash: line 1: .git/hooks/pre-commit: Read-only file system\n")
+            .unwrap_or_default();
+        assert!(
+            got.contains("'/p/.git/hooks/pre-commit' is protected"),
+            "{got}"
+        );
+        let got =
+            h("mv: cannot move 'a' to '/h/b': Invalid cross-device link\n").unwrap_or_default();
+        assert!(got.contains("outside the writable paths"), "{got}");
+    }
+
+    #[test]
+    fn no_hint_for_granted_paths_or_other_errors() {
+        assert_eq!(h("rm: cannot remove '/p/x': Permission denied\n"), None);
+        assert_eq!(h("error: linker failed\n"), None);
+        assert_eq!(h("tee: /dev/null: Permission denied\n"), None);
+    }
+}

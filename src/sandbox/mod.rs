@@ -1,0 +1,916 @@
+//! The workspace sandbox's policy: which paths a command may write and
+//! read, which protected paths inside the project stay unwritable, which
+//! environment variables it does not get, its file-size limit and its
+//! network — for every command automode runs. Built-in lists are data
+//! with a reason per entry.
+//!
+//! Input: the sandbox settings (`config`), the places (home, project,
+//! automode's own directories), the environment, the verdict. Output: a
+//! `Plan` (paths and settings), which `rules.rs` turns into a Landlock
+//! ruleset and `exec` applies in the child right before `execve`. The
+//! supervisor itself stays unconfined. Messages about the sandbox are in
+//! `hint.rs`; the integrity check of protected paths in `protect.rs`.
+
+pub mod env;
+pub mod hint;
+pub mod protect;
+pub mod rules;
+pub mod widen;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+/// `sandbox.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Enforce where Landlock ABI ≥ 2 exists; else run unconfined with a
+    /// warning (once per session), and nothing that depends on the
+    /// sandbox applies.
+    Auto,
+    /// Refuse to run any command the sandbox cannot confine.
+    Require,
+    /// No sandbox.
+    Off,
+}
+
+/// `sandbox.protectMode`: how protected paths inside the project stay
+/// unwritable.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProtectMode {
+    /// A read-only bind where a user namespace can be made, else restore.
+    #[default]
+    Auto,
+    /// Always the read-only bind (a command is refused when no user
+    /// namespace can be made).
+    Mount,
+    /// Snapshot before the command, restore and report after it.
+    Restore,
+}
+
+/// `sandbox.network`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Network {
+    #[default]
+    Allow,
+    /// A network namespace with loopback only.
+    Deny,
+}
+
+/// The Landlock ABI this build is written and tested against; newer
+/// kernels are used at this level (the crate's advice: pin a tested ABI).
+pub const TESTED_ABI: u32 = 9;
+/// Below this, automode does not enforce: ABI 1 refuses every rename
+/// across directories (EXDEV), which breaks ordinary tools.
+pub const MIN_ABI: u32 = 2;
+
+/// Default `sandbox.maxFileBytes`: the largest file a command may write.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 8 << 30;
+
+/// Default `sandbox.write`, besides the project (always granted).
+pub const DEFAULT_WRITE: &[(&str, &str)] = &[
+    ("/tmp", "temporary files"),
+    (
+        "$TMPDIR",
+        "the temporary directory the harness gives its commands",
+    ),
+    (
+        "/dev/shm",
+        "shared memory (Python multiprocessing, browsers, test runners)",
+    ),
+];
+
+/// Default `sandbox.caches`: where tools keep what they download. Granted
+/// when they exist; a missing one is created first when the command runs
+/// one of its tools (so the grant can apply). Never `~/.cargo` or
+/// `~/.cache` whole: `~/.cargo/bin` and `~/.cache/pre-commit` hold code
+/// that runs later outside any sandbox.
+pub const DEFAULT_CACHES: &[(&str, &[&str], &str)] = &[
+    (
+        "${CARGO_HOME:-~/.cargo}/registry",
+        &["cargo"],
+        "cargo's registry index and downloaded crates",
+    ),
+    (
+        "${CARGO_HOME:-~/.cargo}/git",
+        &["cargo"],
+        "cargo's git dependencies",
+    ),
+    (
+        "${npm_config_cache:-~/.npm}",
+        &["npm", "npx"],
+        "npm's content cache and logs",
+    ),
+    (
+        "${PIP_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/pip}",
+        &["pip", "pip3", "python", "python3"],
+        "pip's wheel and HTTP cache",
+    ),
+    (
+        "${UV_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/uv}",
+        &["uv", "uvx"],
+        "uv's cache",
+    ),
+    (
+        "${GOCACHE:-${XDG_CACHE_HOME:-~/.cache}/go-build}",
+        &["go"],
+        "go's build cache",
+    ),
+    (
+        "${GOMODCACHE:-${GOPATH:-~/go}/pkg/mod}",
+        &["go"],
+        "go's module cache",
+    ),
+    (
+        "${YARN_CACHE_FOLDER:-${XDG_CACHE_HOME:-~/.cache}/yarn}",
+        &["yarn"],
+        "yarn 1's cache",
+    ),
+    (
+        "~/.yarn/berry/cache",
+        &["yarn"],
+        "yarn berry's global cache",
+    ),
+    (
+        "${XDG_DATA_HOME:-~/.local/share}/pnpm/store",
+        &["pnpm"],
+        "pnpm's content-addressed store",
+    ),
+    (
+        "${XDG_CACHE_HOME:-~/.cache}/pnpm",
+        &["pnpm"],
+        "pnpm's metadata cache",
+    ),
+    (
+        "${GRADLE_USER_HOME:-~/.gradle}/caches",
+        &["gradle", "gradlew"],
+        "gradle's dependency cache",
+    ),
+    (
+        "${GRADLE_USER_HOME:-~/.gradle}/wrapper",
+        &["gradlew"],
+        "gradle wrapper distributions",
+    ),
+    (
+        "~/.m2/repository",
+        &["mvn", "mvnw"],
+        "maven's local repository",
+    ),
+];
+
+/// Default `sandbox.readDeny`: secrets no command reads. Besides these,
+/// automode's own configuration and state directories are always denied,
+/// and `<other-homes>` stands for every home under `/home` and `/root`
+/// that is not `$HOME`.
+pub const DEFAULT_READ_DENY: &[(&str, &str)] = &[
+    ("~/.ssh", "SSH keys"),
+    ("~/.aws", "AWS credentials"),
+    ("~/.gnupg", "GnuPG keys"),
+    ("~/.netrc", "passwords for hosts"),
+    ("~/.git-credentials", "git's stored passwords"),
+    ("${XDG_CONFIG_HOME:-~/.config}/gh", "GitHub CLI tokens"),
+    ("${XDG_CONFIG_HOME:-~/.config}/hub", "hub tokens"),
+    (
+        "${XDG_CONFIG_HOME:-~/.config}/gcloud",
+        "Google Cloud credentials",
+    ),
+    ("~/.azure", "Azure credentials"),
+    ("~/.kube", "Kubernetes credentials"),
+    ("~/.docker/config.json", "registry credentials"),
+    ("~/.npmrc", "npm registry tokens"),
+    ("~/.pypirc", "PyPI upload tokens"),
+    (
+        "${CARGO_HOME:-~/.cargo}/credentials.toml",
+        "crates.io tokens",
+    ),
+    (
+        "${CARGO_HOME:-~/.cargo}/credentials",
+        "crates.io tokens (old name)",
+    ),
+    ("~/.password-store", "pass's password store"),
+    (
+        "${XDG_DATA_HOME:-~/.local/share}/keyrings",
+        "the desktop keyring",
+    ),
+    ("~/.vault-token", "HashiCorp Vault token"),
+    (
+        "~/.terraform.d/credentials.tfrc.json",
+        "Terraform Cloud tokens",
+    ),
+    ("~/.mozilla", "Firefox profiles (cookies, saved passwords)"),
+    (
+        "${XDG_CONFIG_HOME:-~/.config}/google-chrome",
+        "Chrome profiles",
+    ),
+    (
+        "${XDG_CONFIG_HOME:-~/.config}/chromium",
+        "Chromium profiles",
+    ),
+    (
+        "${XDG_CONFIG_HOME:-~/.config}/BraveSoftware",
+        "Brave profiles",
+    ),
+    (
+        "${XDG_CONFIG_HOME:-~/.config}/microsoft-edge",
+        "Edge profiles",
+    ),
+    (
+        "${CLAUDE_CONFIG_DIR:-~/.claude}/.credentials.json",
+        "Claude Code's login",
+    ),
+    ("${CODEX_HOME:-~/.codex}/auth.json", "Codex's login"),
+    ("~/.gemini/oauth_creds.json", "Gemini CLI's login"),
+    ("~/.pi/agent/auth.json", "pi's logins"),
+    (
+        "${XDG_DATA_HOME:-~/.local/share}/opencode/auth.json",
+        "opencode's logins",
+    ),
+    (OTHER_HOMES, "other users' homes"),
+];
+
+/// The `sandbox.readDeny` entry for every home but `$HOME`.
+pub const OTHER_HOMES: &str = "<other-homes>";
+
+/// Default `sandbox.protect`: paths inside the project that stay
+/// unwritable although the project is writable (they choose what runs
+/// later, outside any sandbox). `.git/hooks` and `.git/config` also hold
+/// inside `.git/modules/*` and `.git/worktrees/*`.
+pub const DEFAULT_PROTECT: &[(&str, &str)] = &[
+    (".git/hooks", "git runs these on commit, checkout, push"),
+    (
+        ".git/config",
+        "git runs programs it names (fsmonitor, hooksPath, filters, pager)",
+    ),
+    (".automode", "automode's project configuration"),
+    (".claude", "Claude Code's project settings and hooks"),
+    (".codex", "Codex's project configuration"),
+    (".gemini", "Gemini CLI's project settings"),
+    (".pi", "pi's project settings"),
+    (".mcp.json", "MCP servers the harness starts"),
+    (".vscode", "tasks and settings the editor runs"),
+    (".idea", "run configurations the IDE runs"),
+];
+
+/// Device files every command may write (and truncate: `> /dev/null`).
+pub const DEVICES: &[(&str, &str)] = &[
+    ("/dev/null", "discarded output"),
+    ("/dev/zero", "zeros"),
+    ("/dev/full", "a full disk, for tests"),
+    ("/dev/tty", "the controlling terminal"),
+    ("/dev/ptmx", "new pseudo-terminals"),
+];
+
+/// Directories every command may write whole: pseudo-terminals.
+pub const DEVICE_DIRS: &[(&str, &str)] = &[("/dev/pts", "pseudo-terminals")];
+
+/// What the harnesses' own setup calls (allowed by shape and parent) must
+/// write, besides the usual grants.
+pub const HARNESS_WRITES: &[(&str, &str, &str)] = &[(
+    "claude-snapshot-builder",
+    "${CLAUDE_CONFIG_DIR:-~/.claude}/shell-snapshots",
+    "Claude Code writes its shell snapshot there",
+)];
+
+/// Where a path template is expanded: the home and the environment.
+pub struct Expand<'a> {
+    pub home: Option<&'a Path>,
+    pub var: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl std::fmt::Debug for Expand<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Expand").field("home", &self.home).finish()
+    }
+}
+
+impl Expand<'_> {
+    /// Expand `~`, `$VAR` and `${VAR:-default}` (nested); a variable
+    /// counts only when it holds an absolute path. `None`: the result is
+    /// not an absolute path (an unset variable without a default, no
+    /// home).
+    pub fn path(&self, template: &str) -> Option<PathBuf> {
+        let text = self.text(template)?;
+        let p = PathBuf::from(text);
+        p.is_absolute().then(|| crate::policy::places::canon(&p))
+    }
+
+    fn text(&self, t: &str) -> Option<String> {
+        if let Some(rest) = t.strip_prefix('~') {
+            if rest.is_empty() || rest.starts_with('/') {
+                let home = self.home?;
+                return Some(format!("{}{}", home.display(), self.text(rest)?));
+            }
+            return Some(t.to_string());
+        }
+        let Some(at) = t.find('$') else {
+            return Some(t.to_string());
+        };
+        let (head, tail) = t.split_at(at);
+        let tail = &tail[1..];
+        let (value, rest) = if let Some(inner) = tail.strip_prefix('{') {
+            let end = matching_brace(inner)?;
+            let body = &inner[..end];
+            let rest = &inner[end + 1..];
+            let (name, default) = match body.split_once(":-") {
+                Some((n, d)) => (n, Some(d)),
+                None => (body, None),
+            };
+            let value = match (self.var_path(name), default) {
+                (Some(v), _) => v,
+                (None, Some(d)) => self.text(d)?,
+                (None, None) => return None,
+            };
+            (value, rest)
+        } else {
+            let end = tail
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(tail.len());
+            (self.var_path(&tail[..end])?, &tail[end..])
+        };
+        Some(format!("{head}{value}{}", self.text(rest)?))
+    }
+
+    fn var_path(&self, name: &str) -> Option<String> {
+        (self.var)(name).filter(|v| v.starts_with('/'))
+    }
+}
+
+/// The index of the `}` closing an already-opened `${`.
+fn matching_brace(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return Some(i),
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Why the sandbox is not enforced for a command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "lowercase")]
+pub enum Status {
+    /// Landlock is enforced at this ABI.
+    Enforced { abi: u32 },
+    /// `sandbox.mode` is off.
+    Off,
+    /// The kernel cannot enforce it (why).
+    Unavailable { why: String },
+}
+
+impl Status {
+    pub fn enforced(&self) -> bool {
+        matches!(self, Status::Enforced { .. })
+    }
+}
+
+/// What the running kernel offers: the Landlock ABI (0: none) and why
+/// there is none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kernel {
+    pub abi: u32,
+    pub why_not: Option<String>,
+}
+
+impl Kernel {
+    /// Ask the kernel (one syscall).
+    pub fn probe() -> Kernel {
+        match crate::exec::landlock_abi() {
+            Ok(abi) => Kernel {
+                abi,
+                why_not: (abi < MIN_ABI).then(|| {
+                    format!("the kernel's Landlock ABI is {abi}; automode needs at least {MIN_ABI}")
+                }),
+            },
+            Err(errno) => Kernel {
+                abi: 0,
+                why_not: Some(match errno {
+                    libc::EOPNOTSUPP => "Landlock is built into the kernel but not enabled (add landlock to the lsm= boot parameter)".to_string(),
+                    libc::ENOSYS => "the kernel has no Landlock (Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK), or a seccomp filter hides it".to_string(),
+                    e => format!("Landlock is unavailable: {}", std::io::Error::from_raw_os_error(e)),
+                }),
+            },
+        }
+    }
+
+    /// The sandbox's status under `mode`.
+    pub fn status(&self, mode: Mode) -> Status {
+        match (mode, &self.why_not) {
+            (Mode::Off, _) => Status::Off,
+            (Mode::Auto | Mode::Require, None) => Status::Enforced {
+                abi: self.abi.min(TESTED_ABI),
+            },
+            (Mode::Auto | Mode::Require, Some(why)) => Status::Unavailable { why: why.clone() },
+        }
+    }
+
+    /// What this kernel's ABI leaves unconfined (for `automode status`).
+    pub fn gaps(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        for (abi, what) in ABI_GAPS {
+            if self.abi < *abi {
+                out.push(*what);
+            }
+        }
+        out
+    }
+}
+
+/// What each Landlock ABI adds that automode uses, as what stays
+/// unconfined below it.
+pub const ABI_GAPS: &[(u32, &str)] = &[
+    (3, "truncating files is not confined (ABI 3)"),
+    (5, "ioctl on device files is not confined (ABI 5)"),
+    (
+        6,
+        "signals and abstract UNIX sockets reach processes outside the sandbox (ABI 6)",
+    ),
+    (
+        9,
+        "pathname UNIX sockets stay reachable: ssh-agent, gpg-agent, the docker socket (ABI 9)",
+    ),
+];
+
+/// What one command gets.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Plan {
+    /// Directories and files it may write whole (canonical, existing).
+    pub write: Vec<PathBuf>,
+    /// Never writable even inside a write root: the home itself,
+    /// automode's own directories, the read-denied paths.
+    pub write_exclude: Vec<PathBuf>,
+    /// Paths it cannot read (existing ones).
+    pub read_deny: Vec<PathBuf>,
+    /// Paths that stay readable inside a read-denied one (PATH entries,
+    /// the real shell, automode itself, the project).
+    pub read_keep: Vec<PathBuf>,
+    /// Device files it may write.
+    pub devices: Vec<PathBuf>,
+    /// Protected paths inside the project that exist now (kept read-only).
+    pub protect: Vec<PathBuf>,
+    /// Protected paths that do not exist yet, whose parent does (a
+    /// command must not create them).
+    pub protect_missing: Vec<PathBuf>,
+    pub protect_mode: ProtectMode,
+    pub network: Network,
+    /// Credential variables it does not get.
+    pub withheld_env: Vec<String>,
+    pub max_file_bytes: u64,
+    /// Why the project root is not writable, when it is not.
+    pub project_refused: Option<String>,
+    /// Grants for this command only (a widening, an approved outside
+    /// target), each with its reason.
+    pub extra_write: Vec<(PathBuf, String)>,
+}
+
+/// What building one command's sandbox reads from the process and the
+/// configuration.
+#[derive(Debug)]
+pub struct Inputs<'a> {
+    pub config: &'a crate::config::SandboxConfig,
+    pub places: &'a crate::policy::places::Places,
+    /// The project root (`config::project_root` of the working directory).
+    pub project: &'a Path,
+    pub expand: Expand<'a>,
+    /// The names of the variables in the command's environment.
+    pub env_names: Vec<&'a str>,
+    /// `PATH`'s absolute directories, the real shell: they stay readable.
+    pub keep: Vec<PathBuf>,
+    /// The variable holding the classifier's key.
+    pub classifier_key: Option<&'a str>,
+}
+
+/// What the verdict adds for this one command.
+#[derive(Debug, Clone, Default)]
+pub struct ForCommand<'a> {
+    /// The programs the script runs (base names).
+    pub programs: Vec<&'a str>,
+    /// Every program is one automode knows, allowed as itself.
+    pub known_only: bool,
+    /// A harness's own setup call (`HARNESS_WRITES`).
+    pub harness_call: Option<&'a str>,
+    /// Paths granted to this command only, with why.
+    pub extra_write: Vec<(PathBuf, String)>,
+    /// Protected paths this command was approved to change.
+    pub unprotect: Vec<PathBuf>,
+}
+
+/// Variables naming tool homes the programs on PATH read from (they stay
+/// readable when they lie in a denied tree, such as another home).
+pub const TOOL_HOMES: &[&str] = &[
+    "RUSTUP_HOME",
+    "CARGO_HOME",
+    "GOROOT",
+    "GOPATH",
+    "PYENV_ROOT",
+    "NVM_DIR",
+    "VOLTA_HOME",
+    "JAVA_HOME",
+    "SDKMAN_DIR",
+];
+
+/// The existing paths commands may not read: `sandbox.readDeny`
+/// expanded, automode's own directories.
+pub fn denied_reads(inp: &Inputs<'_>) -> Vec<PathBuf> {
+    let places = inp.places;
+    let home = places.home.as_deref().and_then(existing);
+    let project = existing(inp.project).unwrap_or_else(|| inp.project.to_path_buf());
+    let mut deny: Vec<PathBuf> = Vec::new();
+    for d in &inp.config.read_deny {
+        if d.value == OTHER_HOMES {
+            deny.extend(other_homes(home.as_deref(), &project));
+        } else if let Some(p) = inp.expand.path(&d.value).as_deref().and_then(existing) {
+            deny.push(p);
+        }
+    }
+    for own in [&places.automode_config, &places.automode_state]
+        .into_iter()
+        .flatten()
+    {
+        if let Some(p) = existing(own) {
+            deny.push(p);
+        }
+    }
+    deny.sort();
+    deny.dedup();
+    deny
+}
+
+/// For a command an allow rule or the classifier approved: the literal
+/// targets it changes outside the writable set, each granted exactly (an
+/// existing file it writes, else the directory the change happens in),
+/// and the protected paths it changes (left writable for it).
+pub fn approved_targets(
+    plan: &Plan,
+    a: &crate::shell::analysis::Analysis,
+) -> (Vec<(PathBuf, String)>, Vec<PathBuf>) {
+    use crate::shell::analysis::{EffectKind, TargetKind};
+    let writable = |p: &Path| {
+        (plan.write.iter().any(|w| p.starts_with(w))
+            && !plan.write_exclude.iter().any(|x| p.starts_with(x)))
+            || plan.devices.iter().any(|d| d == p)
+    };
+    let mut outside = Vec::new();
+    let mut protected = Vec::new();
+    for e in &a.effects {
+        if e.kind == EffectKind::Read || e.target != TargetKind::Literal {
+            continue;
+        }
+        let Some(p) = e.lexical.as_ref().or(e.path.as_ref()) else {
+            continue;
+        };
+        if plan
+            .protect
+            .iter()
+            .chain(&plan.protect_missing)
+            .any(|x| p.starts_with(x))
+        {
+            protected.push(p.clone());
+            continue;
+        }
+        if writable(p) || plan.read_deny.iter().any(|d| p.starts_with(d)) {
+            continue;
+        }
+        let in_place = matches!(e.kind, EffectKind::Write | EffectKind::Append)
+            && std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file());
+        let grant = if in_place {
+            p.clone()
+        } else {
+            match p.parent() {
+                Some(d) => d.to_path_buf(),
+                None => continue,
+            }
+        };
+        if !outside.iter().any(|(g, _): &(PathBuf, String)| *g == grant) {
+            outside.push((
+                grant,
+                format!(
+                    "{} {}, approved for this command",
+                    verb(e.kind),
+                    p.display()
+                ),
+            ));
+        }
+    }
+    (outside, protected)
+}
+
+fn verb(k: crate::shell::analysis::EffectKind) -> &'static str {
+    use crate::shell::analysis::EffectKind;
+    match k {
+        EffectKind::Read => "reads",
+        EffectKind::Write => "writes",
+        EffectKind::Append => "appends to",
+        EffectKind::Create => "creates",
+        EffectKind::Delete => "deletes",
+        EffectKind::Permission => "changes the mode of",
+        EffectKind::Owner => "changes the owner of",
+    }
+}
+
+/// Build the plan for one command.
+pub fn plan(inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Plan {
+    let places = inp.places;
+    let home = places.home.as_deref().and_then(existing);
+    let cfg = inp.config;
+    let mut plan = Plan {
+        protect_mode: cfg.protect_mode.value,
+        network: cfg.network.value,
+        max_file_bytes: cfg.max_file_bytes.value,
+        ..Plan::default()
+    };
+    // Writes: the project (unless too wide), its linked git dirs, the
+    // configured roots, tool caches, the harness's own.
+    let project = existing(inp.project).unwrap_or_else(|| inp.project.to_path_buf());
+    let cwd = existing(&places.cwd).unwrap_or_else(|| places.cwd.clone());
+    let (root, refused) = write_root(&project, &cwd, home.as_deref());
+    plan.project_refused = refused;
+    let gitdirs = root.as_deref().map(linked_git_dirs).unwrap_or_default();
+    if let Some(r) = &root {
+        plan.write.push(r.clone());
+    }
+    plan.write.extend(gitdirs.iter().cloned());
+    for w in &cfg.write {
+        if let Some(p) = inp.expand.path(&w.value).as_deref().and_then(existing)
+            && !home.as_deref().is_some_and(|h| h.starts_with(&p))
+        {
+            plan.write.push(p);
+        }
+    }
+    for c in &cfg.caches {
+        let Some(p) = inp.expand.path(&c.value) else {
+            continue;
+        };
+        if !p.exists() {
+            let tools = DEFAULT_CACHES
+                .iter()
+                .find(|(t, _, _)| *t == c.value)
+                .map_or(&[][..], |(_, tools, _)| *tools);
+            if tools.iter().any(|t| cmd.programs.contains(t)) {
+                // Created so that the grant can apply (an empty
+                // directory in the tool's usual place).
+                let _ = std::fs::create_dir_all(&p);
+            }
+        }
+        if let Some(p) = existing(&p) {
+            plan.write.push(p);
+        }
+    }
+    if let Some(kind) = cmd.harness_call {
+        for (k, template, _) in HARNESS_WRITES {
+            if *k == kind
+                && let Some(p) = inp.expand.path(template)
+            {
+                let _ = std::fs::create_dir_all(&p);
+                if let Some(p) = existing(&p) {
+                    plan.write.push(p);
+                }
+            }
+        }
+    }
+    for (d, _) in DEVICE_DIRS {
+        if let Some(p) = existing(Path::new(d)) {
+            plan.write.push(p);
+        }
+    }
+    for (d, _) in DEVICES {
+        if Path::new(d).exists() {
+            plan.devices.push(PathBuf::from(d));
+        }
+    }
+    plan.extra_write.clone_from(&cmd.extra_write);
+    // Reads: everything but the secrets, automode's own directories and
+    // other homes; what must run stays readable.
+    plan.read_deny = denied_reads(inp);
+    let mut keep: Vec<PathBuf> = inp.keep.iter().filter_map(|k| existing(k)).collect();
+    for p in [
+        &places.automode_exe,
+        &places.automode_shims,
+        &places.automode_share,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if let Some(p) = existing(p) {
+            keep.push(p);
+        }
+    }
+    keep.push(project.clone());
+    keep.sort();
+    keep.dedup();
+    // A kept path never brings a secret back: only those outside every
+    // denied path, or inside one that is a home (other homes' PATH).
+    plan.read_keep = keep;
+    // Never writable, even under a write root: the home itself (its caches
+    // are granted on their own), automode's own directories, secrets.
+    let mut exclude: Vec<PathBuf> = home.iter().cloned().collect();
+    exclude.extend(plan.read_deny.iter().cloned());
+    exclude.sort();
+    exclude.dedup();
+    plan.write_exclude = exclude;
+    // Protected paths inside the project.
+    if let Some(r) = &root {
+        let entries: Vec<String> = cfg.protect.iter().map(|p| p.value.clone()).collect();
+        for p in protect_paths(r, &entries, &gitdirs) {
+            if cmd
+                .unprotect
+                .iter()
+                .any(|u| p.starts_with(u) || u.starts_with(&p))
+            {
+                continue;
+            }
+            if std::fs::symlink_metadata(&p).is_ok() {
+                plan.protect.push(p);
+            } else if p.parent().is_some_and(Path::is_dir) {
+                plan.protect_missing.push(p);
+            }
+        }
+    }
+    plan.withheld_env = env::withheld(
+        &inp.env_names,
+        cmd.known_only,
+        &cmd.programs,
+        &cfg.pass_env
+            .iter()
+            .map(|p| p.value.clone())
+            .collect::<Vec<_>>(),
+        inp.classifier_key,
+    );
+    plan
+}
+
+/// Can this process make a user namespace? (An unprivileged user may be
+/// stopped by a sysctl or an AppArmor policy; the attempt in the child is
+/// the real test, this only avoids a doomed one.)
+pub fn user_namespaces_possible() -> bool {
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .ok()
+            .map(|s| s.trim().to_string())
+    };
+    if read("/proc/sys/user/max_user_namespaces").as_deref() == Some("0") {
+        return false;
+    }
+    let root = nix::unistd::geteuid().is_root();
+    if !root {
+        if read("/proc/sys/kernel/unprivileged_userns_clone").as_deref() == Some("0") {
+            return false;
+        }
+        if read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns").as_deref() == Some("1") {
+            return false;
+        }
+    }
+    true
+}
+
+/// Canonicalise an existing path (symlinks resolved), or `None`.
+pub fn existing(p: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(p).ok()
+}
+
+/// The project root for writes: refused when it is `/`, the home or an
+/// ancestor of the home (an agent started there would get the whole
+/// home); then the working directory, refused the same way.
+pub fn write_root(
+    project: &Path,
+    cwd: &Path,
+    home: Option<&Path>,
+) -> (Option<PathBuf>, Option<String>) {
+    let too_wide = |p: &Path| p == Path::new("/") || home.is_some_and(|h| h.starts_with(p));
+    if !too_wide(project) {
+        return (Some(project.to_path_buf()), None);
+    }
+    if !too_wide(cwd) {
+        return (
+            Some(cwd.to_path_buf()),
+            Some(format!(
+                "the project root {} is / or contains the home directory: only the working directory is writable",
+                project.display()
+            )),
+        );
+    }
+    (
+        None,
+        Some(format!(
+            "the working directory {} is / or contains the home directory: it is not writable (only temporary directories and tool caches are)",
+            cwd.display()
+        )),
+    )
+}
+
+/// The git directories a linked worktree or submodule keeps outside it:
+/// `(its own gitdir, the shared dir's parts commits write)`.
+pub fn linked_git_dirs(root: &Path) -> Vec<PathBuf> {
+    let dot_git = root.join(".git");
+    let Ok(text) = std::fs::read_to_string(&dot_git) else {
+        return Vec::new();
+    };
+    let Some(target) = text.lines().find_map(|l| l.strip_prefix("gitdir:")) else {
+        return Vec::new();
+    };
+    let target = target.trim();
+    let gitdir = if Path::new(target).is_absolute() {
+        PathBuf::from(target)
+    } else {
+        root.join(target)
+    };
+    let Some(gitdir) = existing(&gitdir) else {
+        return Vec::new();
+    };
+    let mut out = vec![gitdir.clone()];
+    // A linked worktree names the shared repository in `commondir`.
+    if let Ok(common) = std::fs::read_to_string(gitdir.join("commondir")) {
+        let common = common.trim();
+        let common = if Path::new(common).is_absolute() {
+            PathBuf::from(common)
+        } else {
+            gitdir.join(common)
+        };
+        if let Some(common) = existing(&common) {
+            for part in ["objects", "refs", "logs", "packed-refs"] {
+                if let Some(p) = existing(&common.join(part)) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Expand the `.git/hooks` and `.git/config` entries into the submodules'
+/// and linked worktrees' own (`.git/modules/*/…`, `.git/worktrees/*/…`).
+pub fn protect_paths(root: &Path, entries: &[String], gitdirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in entries {
+        let rel = e.trim_start_matches("./");
+        out.push(root.join(rel));
+        if let Some(inside) = rel.strip_prefix(".git/") {
+            for sub in ["modules", "worktrees"] {
+                for d in dirs_in(&root.join(".git").join(sub)) {
+                    out.push(d.join(inside));
+                    if sub == "modules" {
+                        // Nested submodules.
+                        for nested in dirs_in(&d.join("modules")) {
+                            out.push(nested.join(inside));
+                        }
+                    }
+                }
+            }
+            // A linked worktree's or submodule's own gitdir, outside the
+            // project but writable: its config (and hooks) stay protected.
+            if let Some(own) = gitdirs.first() {
+                out.push(own.join(inside));
+                if inside == "config" {
+                    out.push(own.join("config.worktree"));
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn dirs_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = rd
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every home under `/home` and `/root` but `home` (and any that holds
+/// the project: it stays readable).
+pub fn other_homes(home: Option<&Path>, project: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut consider = |p: PathBuf| {
+        let Some(c) = existing(&p) else { return };
+        if home.is_some_and(|h| h == c || h.starts_with(&c)) || project.starts_with(&c) {
+            return;
+        }
+        out.push(c);
+    };
+    consider(PathBuf::from("/root"));
+    if let Ok(rd) = std::fs::read_dir("/home") {
+        for e in rd.flatten() {
+            consider(e.path());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1 @@
+//! Sandbox plan tests.

@@ -1,0 +1,547 @@
+//! The workspace sandbox through the real binary on the real kernel:
+//! writes outside the project fail (with the hint), work inside it
+//! works, secrets are unreadable, nothing inside can lift the
+//! confinement, protected paths stay unwritable (read-only binds, or
+//! restored), credentials are withheld, a widening goes to the
+//! classifier and lasts one command, the file-size limit, the network
+//! namespace, the modes without Landlock. Every home and project is a temp
+//! dir; with auto mode off (`Env::supervision_only`) the policy lets
+//! everything through, so only the kernel stands between the command and
+//! the temp home.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::support::llm::{ALLOW, MockLlm, oa_call, oa_text};
+use crate::support::{Env, automode_bin, helper, landlock_or_skip, run};
+
+const BLOCKED: i32 = 121;
+const HINT: &str = "likely refused by automode's sandbox";
+
+fn write(p: &Path, text: &str) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_default()
+}
+
+/// A temp home with a profile and a key, policy off, sandbox on.
+fn confined() -> Env {
+    let env = Env::supervision_only();
+    write(&env.home.join(".bashrc"), "# rc\n");
+    write(&env.home.join(".ssh/id_ed25519"), "PRIVATE KEY\n");
+    write(
+        &env.home.join(".ssh/authorized_keys"),
+        "ssh-ed25519 AAAA user\n",
+    );
+    env
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let st = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", dir)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+}
+
+#[test]
+fn writes_outside_the_writable_paths_fail_with_the_hint() {
+    if !landlock_or_skip("writes_outside") {
+        return;
+    }
+    let env = confined();
+    // A compiled program that appends to the file named by its argument.
+    let src = env.root().join("append.c");
+    write(
+        &src,
+        "#include <stdio.h>\nint main(int c, char **v) { FILE *f = fopen(v[1], \"a\"); if (!f) { perror(v[1]); return 1; } fputs(\"x\", f); return fclose(f); }\n",
+    );
+    let bin = env.work.join("append");
+    let cc = Command::new("cc")
+        .arg(&src)
+        .arg("-o")
+        .arg(&bin)
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    for target in [".bashrc", ".ssh/authorized_keys", "x"] {
+        let path = env.home.join(target);
+        let before = read(&path);
+        let p = path.display();
+        for script in [
+            format!("python3 -c \"open('{p}', 'a').write('evil')\""),
+            format!("./append {p}"),
+            format!("cp /etc/hostname {p}"),
+            format!("echo evil >> {p}"),
+        ] {
+            let r = run(&mut env.script(&script));
+            assert_ne!(r.code(), Some(0), "{script}: ran");
+            assert_eq!(read(&path), before, "{script}: wrote {target}");
+            assert!(r.stderr().contains(HINT), "{script}: {}", r.stderr());
+            let want = if target.starts_with(".ssh") {
+                format!("'{p}' is among the secrets")
+            } else {
+                format!("AUTOMODE_WRITE={p} ")
+            };
+            assert!(r.stderr().contains(&want), "{script}: {}", r.stderr());
+        }
+    }
+    // Deleting the home's files fails too.
+    let r = run(&mut env.script(&format!("rm -rf {}", env.home.join(".ssh").display())));
+    assert_ne!(r.code(), Some(0));
+    assert!(env.home.join(".ssh/id_ed25519").exists());
+}
+
+#[test]
+fn work_in_the_project_temp_and_devices_goes_on() {
+    if !landlock_or_skip("work_in_the_project") {
+        return;
+    }
+    let env = confined();
+    let r = run(&mut env.script(
+        "mkdir -p src && echo hi > src/f && mv src/f src/g && rm src/g && \
+         t=$(mktemp) && echo ok > \"$t\" && rm \"$t\" && echo x > /dev/null && \
+         echo y > /dev/shm/automode-test-$$ && rm /dev/shm/automode-test-$$ && \
+         cat /etc/hostname > /dev/null && python3 -c 'import json, subprocess' && echo done",
+    ));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(r.stdout().ends_with("done\n"), "{}", r.stdout());
+    assert!(!r.stderr().contains(HINT));
+}
+
+#[test]
+fn secrets_cannot_be_read() {
+    if !landlock_or_skip("secrets") {
+        return;
+    }
+    let env = confined();
+    let key = env.home.join(".ssh/id_ed25519");
+    let r = run(&mut env.script(&format!("cat {}", key.display())));
+    assert_ne!(r.code(), Some(0));
+    assert!(!r.stdout().contains("PRIVATE"), "{}", r.stdout());
+    assert!(r.stderr().contains("among the secrets"), "{}", r.stderr());
+    // Copying it out fails the same way.
+    let r = run(&mut env.script(&format!("cp {} stolen", key.display())));
+    assert_ne!(r.code(), Some(0));
+    assert!(!env.work.join("stolen").exists());
+    // automode's own state is not readable either.
+    let r = run(&mut env.script("cat $XDG_STATE_HOME/automode/audit.jsonl"));
+    assert_ne!(r.code(), Some(0), "{}", r.stdout());
+    let r = run(&mut env.script("cat /etc/hostname"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+}
+
+#[test]
+fn nothing_inside_can_lift_the_confinement() {
+    if !landlock_or_skip("lift") {
+        return;
+    }
+    let env = confined();
+    let rc = env.home.join(".bashrc");
+    let p = rc.display();
+    for script in [
+        // A nested shim call (it becomes the real shell, still confined).
+        format!("bash -c 'echo evil >> {p}'"),
+        // A new user and mount namespace.
+        format!("unshare -rm sh -c 'echo evil >> {p}'"),
+        // A second, wider ruleset: automode exec applies its own on top.
+        format!(
+            "{} exec -- python3 -c \"open('{p}', 'a').write('evil')\"",
+            automode_bin().display()
+        ),
+    ] {
+        let r = run(&mut env.script(&script));
+        assert_ne!(r.code(), Some(0), "{script}: {}", r.stderr());
+        assert_eq!(read(&rc), "# rc\n", "{script}");
+    }
+    // The supervisor is out of reach: no signals, no ptrace, no environ.
+    let r = run(&mut env.script("kill -0 $PPID"));
+    assert_ne!(r.code(), Some(0), "signalled the supervisor");
+    assert!(
+        r.stderr().contains("Operation not permitted"),
+        "{}",
+        r.stderr()
+    );
+    let r =
+        run(&mut env
+            .script("strace -p $PPID -o /dev/null & sleep 0.5; kill $! 2>/dev/null; wait $!"));
+    assert_ne!(r.code(), Some(0), "traced the supervisor: {}", r.stderr());
+    // Its environment (which holds what the command does not get) is not
+    // readable (root may open the file, but the kernel's copy is blank).
+    let env = env.with_env("FOO_API_KEY", "sk-secret-1234");
+    let r = run(&mut env.script("cat /proc/$PPID/environ | tr '\\0' '\\n'"));
+    assert!(!r.stdout().contains("HOME="), "{}", r.stdout());
+    assert!(!r.stdout().contains("sk-secret"), "{}", r.stdout());
+}
+
+#[test]
+fn protected_paths_stay_unwritable_and_git_commits_still_work() {
+    if !landlock_or_skip("protected") {
+        return;
+    }
+    for mode in ["auto", "restore"] {
+        let env = Env::supervision_only().with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            &json!({"autoMode": {"enabled": false}, "sandbox": {"protectMode": mode}}).to_string(),
+        );
+        git(&env.work, &["init", "-q", "-b", "main"]);
+        write(&env.work.join("a.txt"), "a\n");
+        let config = read(&env.work.join(".git/config"));
+        let r = run(&mut env.script(
+            "python3 -c \"open('.git/hooks/pre-commit', 'w').write('evil')\"; \
+             echo '[core] fsmonitor = evil' >> .git/config; \
+             mkdir -p .claude && echo '{}' > .claude/settings.json; \
+             git -c user.name=t -c user.email=t@example.com add a.txt && \
+             git -c user.name=t -c user.email=t@example.com commit -qm one && echo committed",
+        ));
+        assert!(r.stdout().contains("committed"), "{mode}: {}", r.stderr());
+        assert_eq!(read(&env.work.join(".git/config")), config, "{mode}");
+        assert!(!env.work.join(".git/hooks/pre-commit").exists(), "{mode}");
+        assert!(!env.work.join(".claude/settings.json").exists(), "{mode}");
+        assert!(
+            r.stderr().contains("automode moved .claude"),
+            "{mode}: {}",
+            r.stderr()
+        );
+        if mode == "restore" {
+            assert!(
+                r.stderr().contains("automode moved .git/hooks/pre-commit"),
+                "{}",
+                r.stderr()
+            );
+            assert!(
+                r.stderr().contains("automode restored .git/config"),
+                "{}",
+                r.stderr()
+            );
+        } else {
+            assert!(
+                r.stderr().contains("Read-only file system"),
+                "{}",
+                r.stderr()
+            );
+        }
+        // A linked worktree commits too (its gitdir lives in the main
+        // repository's .git).
+        let wt = env.root().join(format!("wt-{mode}"));
+        git(&env.work, &["worktree", "add", "-q", wt.to_str().unwrap()]);
+        write(&wt.join("b.txt"), "b\n");
+        let mut cmd = env.script(
+            "git -c user.name=t -c user.email=t@example.com add b.txt && \
+             git -c user.name=t -c user.email=t@example.com commit -qm two && echo committed",
+        );
+        cmd.current_dir(&wt);
+        let r = run(&mut cmd);
+        assert!(
+            r.stdout().contains("committed"),
+            "{mode} worktree: {}",
+            r.stderr()
+        );
+    }
+}
+
+#[test]
+fn credentials_are_withheld_from_what_automode_does_not_know() {
+    if !landlock_or_skip("credentials") {
+        return;
+    }
+    let env = confined().with_env("FOO_API_KEY", "sk-secret-1234");
+    let r = run(&mut env.script("printenv FOO_API_KEY || echo none; exit 3"));
+    assert_eq!(r.stdout(), "none\n");
+    assert!(
+        r.stderr().contains("FOO_API_KEY"),
+        "the notice names it: {}",
+        r.stderr()
+    );
+    let env = env.with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"autoMode": {"enabled": false}, "sandbox": {"passEnv": ["FOO_API_KEY"]}}"#,
+    );
+    let r = run(&mut env.script("printenv FOO_API_KEY"));
+    assert_eq!(r.stdout(), "sk-secret-1234\n");
+    // A known program allowed as itself keeps what it uses.
+    let env = Env::new()
+        .with_env("SSH_AUTH_SOCK", "/tmp/agent.sock")
+        .with_env("FOO_API_KEY", "x");
+    let check = |script: &str| -> Value {
+        let r = run(env.automode().args(["check", "--json", script]));
+        serde_json::from_str(&r.stdout()).unwrap()
+    };
+    let v = check("git status");
+    assert_eq!(
+        v["sandbox"]["withheld_env"],
+        json!(["FOO_API_KEY"]),
+        "{}",
+        v["sandbox"]
+    );
+    let v = check("ls");
+    assert_eq!(
+        v["sandbox"]["withheld_env"],
+        json!(["FOO_API_KEY", "SSH_AUTH_SOCK"]),
+        "{}",
+        v["sandbox"]
+    );
+}
+
+#[test]
+fn a_widening_is_reviewed_and_lasts_one_command() {
+    if !landlock_or_skip("widening") {
+        return;
+    }
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
+    let target = outside.path().join("granted.txt");
+    let script = format!(
+        "AUTOMODE_WRITE={} python3 -c \"open('{}', 'w').write('ok')\"",
+        target.display(),
+        target.display()
+    );
+    let mock = MockLlm::start(vec![oa_text("1", "stop"), oa_call(ALLOW, "stop")]);
+    let env = Env::new()
+        .with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            &crate::classifier::settings(&mock, "openai", json!({})),
+        )
+        .with_env("MOCK_KEY", "sk-mock-0123456789abcdefghij");
+    let v: Value =
+        serde_json::from_str(&run(env.automode().args(["check", "--json", &script])).stdout())
+            .unwrap();
+    assert_eq!(
+        v["decision"], "classify",
+        "never an allow tier: {}",
+        v["reason"]
+    );
+    assert!(
+        v["reason"].as_str().unwrap().contains("AUTOMODE_WRITE"),
+        "{}",
+        v["reason"]
+    );
+    let r = run(&mut env.script(&script));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert_eq!(read(&target), "ok");
+    let sent = mock.requests();
+    assert!(
+        sent.iter()
+            .any(|r| r.body.to_string().contains("AUTOMODE_WRITE")),
+        "the classifier saw it"
+    );
+    // The next command does not have it.
+    let off = confined();
+    let r = run(&mut off.script(&format!("echo again > {}", target.display())));
+    assert_ne!(r.code(), Some(0));
+    assert_eq!(read(&target), "ok");
+    // Refused outright: the home itself, a profile.
+    let home = env.home.display().to_string();
+    for bad in [
+        format!("AUTOMODE_WRITE={home} ls"),
+        format!("AUTOMODE_WRITE={home}/.bashrc ls"),
+        "AUTOMODE_WRITE=/etc ls".to_string(),
+    ] {
+        let r = run(&mut env.script(&bad));
+        assert_eq!(r.code(), Some(BLOCKED), "{bad}");
+        assert!(
+            r.stderr().contains("sandbox-widening"),
+            "{bad}: {}",
+            r.stderr()
+        );
+    }
+}
+
+#[test]
+fn an_approved_outside_target_is_granted_to_that_command_only() {
+    if !landlock_or_skip("approved target") {
+        return;
+    }
+    let env = Env::new().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"permissions": {"allow": ["bash(cp dist/app *)"]}}"#,
+    );
+    let dest = env.home.join("bin");
+    std::fs::create_dir_all(&dest).unwrap();
+    write(&env.work.join("dist/app"), "app\n");
+    let script = format!("cp dist/app {}", dest.join("app").display());
+    // A new file: the directory it is created in, and nothing else.
+    let v: Value =
+        serde_json::from_str(&run(env.automode().args(["check", "--json", &script])).stdout())
+            .unwrap();
+    assert_eq!(v["tier"], "allow-rule", "{}", v["reason"]);
+    let grants = v["sandbox"]["grants"].as_array().unwrap();
+    assert_eq!(grants.len(), 1, "{grants:?}");
+    assert_eq!(grants[0]["path"], dest.display().to_string());
+    let r = run(&mut env.script(&script));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert_eq!(read(&dest.join("app")), "app\n");
+    // The same copy elsewhere in the home has no grant.
+    let mut off = confined_like(&env);
+    off.arg("-c").arg(format!(
+        "cp {} {}",
+        env.work.join("dist/app").display(),
+        env.home.join("app2").display()
+    ));
+    let r = run(&mut off);
+    assert_ne!(r.code(), Some(0));
+    assert!(!env.home.join("app2").exists());
+}
+
+/// The same home and state, auto mode off.
+fn confined_like(env: &Env) -> Command {
+    let mut c = env.bash();
+    c.env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"autoMode": {"enabled": false}}"#,
+    );
+    c
+}
+
+#[test]
+fn the_file_size_limit_stops_a_flood() {
+    if !landlock_or_skip("file size") {
+        return;
+    }
+    let env = Env::supervision_only().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"autoMode": {"enabled": false}, "sandbox": {"maxFileBytes": 1048576}}"#,
+    );
+    let r = run(&mut env.script("head -c 3000000 /dev/zero > big.bin"));
+    assert_ne!(r.code(), Some(0));
+    assert!(
+        r.stderr().contains("larger than the sandbox allows"),
+        "{}",
+        r.stderr()
+    );
+    assert!(std::fs::metadata(env.work.join("big.bin")).unwrap().len() <= 1_048_576);
+}
+
+#[test]
+fn network_deny_leaves_only_loopback() {
+    if !landlock_or_skip("network") {
+        return;
+    }
+    let outside = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = outside.local_addr().unwrap().port();
+    let env = Env::supervision_only().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"autoMode": {"enabled": false}, "sandbox": {"network": "deny"}}"#,
+    );
+    let probe = format!(
+        "python3 -c \"import socket; s = socket.create_connection(('127.0.0.1', {port}), 2); print('reached')\""
+    );
+    let r = run(&mut env.script(&probe));
+    assert!(!r.stdout().contains("reached"), "{}", r.stdout());
+    // Loopback inside works (a server and its client in the command).
+    let r = run(&mut env.script(
+        "python3 -c \"import socket; l = socket.socket(); l.bind(('127.0.0.1', 0)); l.listen(); c = socket.create_connection(l.getsockname()); print('inside ok')\"",
+    ));
+    assert_eq!(r.stdout(), "inside ok\n", "{}", r.stderr());
+    // Allowed by default.
+    let r = run(&mut confined().script(&probe));
+    assert_eq!(r.stdout(), "reached\n", "{}", r.stderr());
+}
+
+#[test]
+fn without_landlock_auto_warns_once_and_require_refuses() {
+    let env = Env::new().with_env("AUTOMODE_SESSION", "no-landlock");
+    let shim = env.shims.join("bash");
+    let via = |env: &Env| {
+        let mut c = env.command("python3");
+        c.arg(helper("no_landlock.py"))
+            .arg(&shim)
+            .args(["-c", "echo ran"]);
+        c
+    };
+    let r = run(&mut via(&env));
+    assert_eq!(r.stdout(), "ran\n", "{}", r.stderr());
+    assert!(
+        r.stderr().contains("sandbox is not enforced"),
+        "{}",
+        r.stderr()
+    );
+    let r = run(&mut via(&env));
+    assert_eq!(r.stdout(), "ran\n");
+    assert_eq!(r.stderr(), "", "once per session");
+    let env = env.with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"sandbox": {"mode": "require"}}"#,
+    );
+    let r = run(&mut via(&env));
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
+    assert_eq!(r.stdout(), "");
+    assert!(r.stderr().contains("\"require\""), "{}", r.stderr());
+    let mut status = env.command("python3");
+    status
+        .arg(helper("no_landlock.py"))
+        .arg(automode_bin())
+        .arg("status");
+    let r = run(&mut status);
+    assert!(
+        r.stdout().contains("sandbox: NOT enforced"),
+        "{}",
+        r.stdout()
+    );
+}
+
+#[test]
+fn exec_and_status_and_check_show_the_sandbox() {
+    if !landlock_or_skip("exec") {
+        return;
+    }
+    let env = confined();
+    let rc = env.home.join(".bashrc");
+    let r = run(env
+        .automode()
+        .args(["exec", "--", "python3", "-c"])
+        .arg(format!("open('{}', 'a').write('evil')", rc.display())));
+    assert_ne!(r.code(), Some(0));
+    assert_eq!(read(&rc), "# rc\n");
+    let r = run(env.automode().arg("status"));
+    assert!(
+        r.stdout().contains("sandbox: enforced (Landlock ABI"),
+        "{}",
+        r.stdout()
+    );
+    let r = run(env.automode().args(["status", "--json"]));
+    let v: Value = serde_json::from_str(&r.stdout()).unwrap();
+    assert_eq!(v["sandbox"]["status"]["state"], "enforced");
+    let v: Value =
+        serde_json::from_str(&run(env.automode().args(["check", "--json", "ls"])).stdout())
+            .unwrap();
+    let s = &v["sandbox"];
+    let work = std::fs::canonicalize(&env.work)
+        .unwrap()
+        .display()
+        .to_string();
+    assert!(
+        s["write"].as_array().unwrap().iter().any(|w| *w == work),
+        "{s}"
+    );
+    assert!(
+        s["read_deny"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d.as_str().unwrap().ends_with("/.ssh")),
+        "{s}"
+    );
+    assert_eq!(s["network"], "allow");
+    // The audit record carries it.
+    let r = run(&mut env.script("true"));
+    assert_eq!(r.code(), Some(0));
+    let r = run(env.automode().args(["log", "--json", "-n", "1"]));
+    let v: Value = serde_json::from_str(r.stdout().trim()).unwrap();
+    assert_eq!(v["sandbox"]["status"]["state"], "enforced", "{v}");
+}
