@@ -18,6 +18,12 @@ apt_install() {
 need bwrap || apt_install bubblewrap
 need python3 || apt_install python3
 need ps || apt_install procps
+# The sandbox tests: strace (ptrace of the supervisor is refused), a C
+# compiler and make (a compiled program, the make smoke test), unshare.
+need strace || apt_install strace
+need cc || apt_install gcc
+need make || apt_install make
+need unshare || apt_install util-linux
 
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings

@@ -306,6 +306,7 @@ impl Judge {
                 analysis.as_ref(),
                 widening.and_then(Result::ok),
                 internal,
+                matches!(req.origin, Origin::Shim { .. }),
             )),
         };
         Decided {
@@ -383,7 +384,7 @@ impl Judge {
     /// How `automode exec PROGRAM` is confined: as an unknown program
     /// (it has no policy verdict).
     pub fn exec_sandbox(&self, ctx: &Context, cwd: &Path) -> SandboxDecision {
-        self.sandbox_for(ctx, cwd, None, None, None, None)
+        self.sandbox_for(ctx, cwd, None, None, None, None, true)
     }
 
     /// How a command with this verdict is confined.
@@ -395,6 +396,7 @@ impl Judge {
         analysis: Option<&shell::Analysis>,
         widening: Option<sandbox::widen::Widening>,
         harness_call: Option<&'static str>,
+        will_run: bool,
     ) -> SandboxDecision {
         let mode = self.config.sandbox.mode.value;
         let approved = verdict.is_some_and(|v| {
@@ -436,6 +438,7 @@ impl Judge {
             known_only: verdict
                 .is_some_and(|v| matches!(v.tier, policy::Tier::ReadOnly | policy::Tier::Routine)),
             harness_call,
+            will_run,
             ..sandbox::ForCommand::default()
         };
         let mut plan = sandbox::plan(&inputs, &cmd);

@@ -15,3 +15,4 @@ mod shim;
 mod supervision;
 mod support;
 mod terminal;
+mod tools;

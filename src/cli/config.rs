@@ -46,6 +46,15 @@ pub(super) fn run(ctx: &Context, json: bool) -> Result<String, String> {
         "autoMode.environment": sourced_list(&cfg.classifier_environment),
         "timeoutSeconds": cfg.timeout_seconds.as_ref().map(|t| serde_json::json!({"value": t.value, "source": t.source.to_string()})),
         "outputLimitBytes": cfg.output_limit_bytes.as_ref().map(|t| serde_json::json!({"value": t.value, "source": t.source.to_string()})),
+        "sandbox.mode": {"value": cfg.sandbox.mode.value, "source": cfg.sandbox.mode.source.to_string()},
+        "sandbox.write": sourced_list(&cfg.sandbox.write),
+        "sandbox.caches": sourced_list(&cfg.sandbox.caches),
+        "sandbox.readDeny": sourced_list(&cfg.sandbox.read_deny),
+        "sandbox.protect": sourced_list(&cfg.sandbox.protect),
+        "sandbox.protectMode": {"value": cfg.sandbox.protect_mode.value, "source": cfg.sandbox.protect_mode.source.to_string()},
+        "sandbox.network": {"value": cfg.sandbox.network.value, "source": cfg.sandbox.network.source.to_string()},
+        "sandbox.passEnv": sourced_list(&cfg.sandbox.pass_env),
+        "sandbox.maxFileBytes": {"value": cfg.sandbox.max_file_bytes.value, "source": cfg.sandbox.max_file_bytes.source.to_string()},
         "diagnostics": cfg.diagnostics,
     });
     if json {

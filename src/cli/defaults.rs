@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use crate::config;
 use crate::policy::{catalogue, places, tools};
+use crate::{config, sandbox};
 
 pub(super) fn text() -> String {
     let mut out = String::new();
@@ -43,6 +43,40 @@ pub(super) fn text() -> String {
         for r in list {
             let _ = writeln!(out, "    - {r}");
         }
+    }
+    let _ = writeln!(
+        out,
+        "\nSandbox (sandbox.*; lists replace these unless they contain \"$defaults\"):"
+    );
+    let _ = writeln!(
+        out,
+        "  write (besides the project and its linked git dirs):"
+    );
+    for (p, why) in sandbox::DEFAULT_WRITE {
+        let _ = writeln!(out, "    {p}  ({why})");
+    }
+    let _ = writeln!(out, "  caches (written where they exist):");
+    for (p, tools, why) in sandbox::DEFAULT_CACHES {
+        let _ = writeln!(out, "    {p}  ({why}; made for {})", tools.join(" "));
+    }
+    let _ = writeln!(out, "  readDeny (besides automode's own directories):");
+    for (p, why) in sandbox::DEFAULT_READ_DENY {
+        let _ = writeln!(out, "    {p}  ({why})");
+    }
+    let _ = writeln!(out, "  protect (inside the project):");
+    for (p, why) in sandbox::DEFAULT_PROTECT {
+        let _ = writeln!(out, "    {p}  ({why})");
+    }
+    let _ = writeln!(out, "  devices every command may write:");
+    for (p, why) in sandbox::DEVICES.iter().chain(sandbox::DEVICE_DIRS) {
+        let _ = writeln!(out, "    {p}  ({why})");
+    }
+    let _ = writeln!(
+        out,
+        "  credential variables withheld from programs automode does not know:"
+    );
+    for line in sandbox::env::describe() {
+        let _ = writeln!(out, "    {line}");
     }
     let _ = writeln!(out, "\nPrograms (how each is judged by the allow tiers):");
     for line in tools::describe() {

@@ -166,3 +166,35 @@ fn type_and_range_errors_speak_the_users_terms_with_file_and_line() {
         "{e}"
     );
 }
+
+#[test]
+fn only_the_user_and_the_harness_set_the_sandbox() {
+    let f = fixture();
+    write(
+        &f.home.join(".config/automode/config.json"),
+        r#"{"sandbox": {"mode": "require", "write": ["$defaults", "/srv/data"], "maxFileBytes": 2097152}}"#,
+    );
+    // A project must never widen its own sandbox.
+    write(
+        &f.project.join(".automode/config.json"),
+        r#"{"sandbox": {"mode": "off", "write": ["/"]}}"#,
+    );
+    let cfg = load_in(&f, None).unwrap();
+    assert_eq!(cfg.sandbox.mode.value, crate::sandbox::Mode::Require);
+    assert_eq!(cfg.sandbox.max_file_bytes.value, 2_097_152);
+    let write: Vec<&str> = cfg.sandbox.write.iter().map(|w| w.value.as_str()).collect();
+    assert_eq!(write, ["/tmp", "$TMPDIR", "/dev/shm", "/srv/data"]);
+    assert!(
+        cfg.diagnostics
+            .iter()
+            .any(|d| d.contains("ignored sandbox")),
+        "{:?}",
+        cfg.diagnostics
+    );
+    let cfg = load_in(&f, Some(r#"{"sandbox": {"mode": "off"}}"#)).unwrap();
+    assert_eq!(cfg.sandbox.mode.value, crate::sandbox::Mode::Off);
+    let e = load_in(&f, Some(r#"{"sandbox": {"mode": "sometimes"}}"#)).unwrap_err();
+    assert!(e.message.contains("unknown variant"), "{e}");
+    let e = load_in(&f, Some(r#"{"sandbox": {"maxFileBytes": 10}}"#)).unwrap_err();
+    assert!(e.message.contains("at least 1048576"), "{e}");
+}

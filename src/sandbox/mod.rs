@@ -499,6 +499,9 @@ pub struct ForCommand<'a> {
     pub extra_write: Vec<(PathBuf, String)>,
     /// Protected paths this command was approved to change.
     pub unprotect: Vec<PathBuf>,
+    /// It is about to run: missing caches its tools use may be created
+    /// (never for `automode check`, which changes nothing).
+    pub will_run: bool,
 }
 
 /// Variables naming tool homes the programs on PATH read from (they stay
@@ -652,7 +655,7 @@ pub fn plan(inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Plan {
                 .iter()
                 .find(|(t, _, _)| *t == c.value)
                 .map_or(&[][..], |(_, tools, _)| *tools);
-            if tools.iter().any(|t| cmd.programs.contains(t)) {
+            if cmd.will_run && tools.iter().any(|t| cmd.programs.contains(t)) {
                 // Created so that the grant can apply (an empty
                 // directory in the tool's usual place).
                 let _ = std::fs::create_dir_all(&p);
@@ -667,7 +670,9 @@ pub fn plan(inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Plan {
             if *k == kind
                 && let Some(p) = inp.expand.path(template)
             {
-                let _ = std::fs::create_dir_all(&p);
+                if cmd.will_run {
+                    let _ = std::fs::create_dir_all(&p);
+                }
                 if let Some(p) = existing(&p) {
                     plan.write.push(p);
                 }

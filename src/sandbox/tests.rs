@@ -1,1 +1,406 @@
-//! Sandbox plan tests.
+//! Sandbox plan tests, on fake trees in temp dirs (no kernel needed):
+//! path templates, the project root's refusals, linked worktrees, caches,
+//! protected paths, carving denied paths out of granted trees, widenings.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use landlock::{AccessFs, BitFlags};
+
+use super::rules::{Grant, cover};
+use super::widen::{Widening, parse};
+use super::*;
+use crate::policy::places::Places;
+
+fn mkdirs(root: &Path, paths: &[&str]) {
+    for p in paths {
+        let p = root.join(p);
+        if p.extension().is_some() {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "x").unwrap();
+        } else {
+            std::fs::create_dir_all(&p).unwrap();
+        }
+    }
+}
+
+fn canon(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap()
+}
+
+#[test]
+fn templates_expand_home_variables_and_defaults() {
+    let vars = |k: &str| match k {
+        "CARGO_HOME" => Some("/opt/cargo".to_string()),
+        "RELATIVE" => Some("not/absolute".to_string()),
+        _ => None,
+    };
+    let x = Expand {
+        home: Some(Path::new("/home/u")),
+        var: &vars,
+    };
+    assert_eq!(x.path("~/.ssh"), Some(PathBuf::from("/home/u/.ssh")));
+    assert_eq!(
+        x.path("${CARGO_HOME:-~/.cargo}/registry"),
+        Some(PathBuf::from("/opt/cargo/registry"))
+    );
+    assert_eq!(
+        x.path("${PIP_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/pip}"),
+        Some(PathBuf::from("/home/u/.cache/pip"))
+    );
+    // A variable counts only when it is an absolute path.
+    assert_eq!(
+        x.path("${RELATIVE:-/fallback}"),
+        Some(PathBuf::from("/fallback"))
+    );
+    assert_eq!(x.path("$UNSET/x"), None);
+    assert_eq!(x.path("relative"), None);
+    let no_home = Expand {
+        home: None,
+        var: &vars,
+    };
+    assert_eq!(no_home.path("~/.ssh"), None);
+}
+
+#[test]
+fn the_project_root_is_refused_when_it_holds_the_home() {
+    let home = Path::new("/home/u");
+    assert_eq!(
+        write_root(
+            Path::new("/home/u/app"),
+            Path::new("/home/u/app/src"),
+            Some(home)
+        )
+        .0,
+        Some(PathBuf::from("/home/u/app"))
+    );
+    // The project root is the home: only the working directory.
+    let (root, why) = write_root(home, Path::new("/home/u/app"), Some(home));
+    assert_eq!(root, Some(PathBuf::from("/home/u/app")));
+    assert!(why.is_some_and(|w| w.contains("only the working directory")));
+    // `/`, or working in the home itself: nothing of the project.
+    let (root, why) = write_root(Path::new("/"), home, Some(home));
+    assert_eq!(root, None);
+    assert!(why.is_some());
+    assert_eq!(
+        write_root(Path::new("/home"), Path::new("/home"), Some(home)).0,
+        None
+    );
+}
+
+#[test]
+fn a_linked_worktree_gets_its_gitdir_and_the_shared_parts_commits_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main");
+    mkdirs(
+        &main,
+        &[
+            ".git/objects",
+            ".git/refs/heads",
+            ".git/logs",
+            ".git/hooks",
+            ".git/worktrees/wt",
+            ".git/config.x",
+        ],
+    );
+    std::fs::write(main.join(".git/worktrees/wt/commondir"), "../..\n").unwrap();
+    let wt = dir.path().join("wt");
+    std::fs::create_dir_all(&wt).unwrap();
+    std::fs::write(
+        wt.join(".git"),
+        format!("gitdir: {}\n", main.join(".git/worktrees/wt").display()),
+    )
+    .unwrap();
+    let dirs = linked_git_dirs(&wt);
+    let m = canon(&main);
+    assert_eq!(
+        dirs,
+        vec![
+            m.join(".git/worktrees/wt"),
+            m.join(".git/objects"),
+            m.join(".git/refs"),
+            m.join(".git/logs"),
+        ]
+    );
+    // The shared hooks and config are not among them; the worktree's own
+    // config stays protected.
+    let protect = protect_paths(&wt, &[".git/config".into(), ".git/hooks".into()], &dirs);
+    assert!(protect.contains(&m.join(".git/worktrees/wt/config")));
+    assert!(protect.contains(&m.join(".git/worktrees/wt/config.worktree")));
+    assert!(linked_git_dirs(&main).is_empty());
+}
+
+#[test]
+fn protected_paths_reach_into_submodules_and_worktrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    mkdirs(
+        root,
+        &[
+            ".git/modules/lib/hooks",
+            ".git/modules/lib/modules/inner",
+            ".git/worktrees/w",
+        ],
+    );
+    let got = protect_paths(root, &[".git/hooks".into(), ".claude".into()], &[]);
+    for want in [
+        ".git/hooks",
+        ".claude",
+        ".git/modules/lib/hooks",
+        ".git/modules/lib/modules/inner/hooks",
+        ".git/worktrees/w/hooks",
+    ] {
+        assert!(got.contains(&root.join(want)), "{want}: {got:?}");
+    }
+}
+
+fn rights() -> BitFlags<AccessFs> {
+    AccessFs::ReadFile.into()
+}
+
+fn paths(grants: &[Grant]) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = grants.iter().map(|g| g.path.clone()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_denied_path_is_carved_out_by_granting_its_siblings() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = canon(dir.path());
+    mkdirs(
+        &r,
+        &[
+            "home/.ssh/id",
+            "home/.bashrc.x",
+            "home/src",
+            "other/a",
+            "top.x",
+        ],
+    );
+    let mut out = Vec::new();
+    cover(&r, rights(), &[r.join("home/.ssh")], &[], &mut out);
+    assert_eq!(
+        paths(&out),
+        vec![
+            r.join("home/.bashrc.x"),
+            r.join("home/src"),
+            r.join("other"),
+            r.join("top.x")
+        ]
+    );
+    // Nothing denied below: one grant for the whole tree.
+    let mut out = Vec::new();
+    cover(
+        &r.join("other"),
+        rights(),
+        &[r.join("home/.ssh")],
+        &[],
+        &mut out,
+    );
+    assert_eq!(paths(&out), vec![r.join("other")]);
+}
+
+#[test]
+fn a_kept_path_inside_a_denied_tree_comes_back_without_its_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = canon(dir.path());
+    mkdirs(
+        &r,
+        &[
+            "root/.cargo/bin/cargo.x",
+            "root/.cargo/credentials.toml",
+            "root/.cargo/registry",
+            "root/.ssh/id",
+            "root/notes.x",
+        ],
+    );
+    let mut out = Vec::new();
+    let deny = [r.join("root"), r.join("root/.cargo/credentials.toml")];
+    let keep = [r.join("root/.cargo")];
+    cover(&r.join("root"), rights(), &deny, &keep, &mut out);
+    assert_eq!(
+        paths(&out),
+        vec![r.join("root/.cargo/bin"), r.join("root/.cargo/registry")]
+    );
+}
+
+#[test]
+fn a_home_inside_a_write_root_is_carved_out_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = canon(dir.path());
+    mkdirs(&r, &["tmp/x/home/.bashrc.x", "tmp/x/work", "tmp/other"]);
+    let mut out = Vec::new();
+    let tmp = r.join("tmp");
+    cover(
+        &tmp,
+        rights(),
+        &[r.join("tmp/x/home")],
+        std::slice::from_ref(&tmp),
+        &mut out,
+    );
+    assert_eq!(paths(&out), vec![r.join("tmp/other"), r.join("tmp/x/work")]);
+    // A cache inside the home is granted on its own.
+    let cache = r.join("tmp/x/home");
+    let mut out = Vec::new();
+    cover(
+        &cache,
+        rights(),
+        &[r.join("tmp/x/home")],
+        std::slice::from_ref(&cache),
+        &mut out,
+    );
+    assert_eq!(paths(&out), vec![cache]);
+}
+
+fn places(home: &Path, cwd: &Path) -> Places {
+    Places {
+        home: Some(home.to_path_buf()),
+        cwd: cwd.to_path_buf(),
+        automode_config: Some(home.join(".config/automode")),
+        automode_state: Some(home.join(".local/state/automode")),
+        automode_exe: None,
+        automode_share: None,
+        automode_shims: None,
+        codex_home: None,
+    }
+}
+
+#[test]
+fn widenings_are_parsed_and_the_never_granted_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = canon(dir.path()).join("home");
+    mkdirs(&home, &[".ssh", "bin", ".config/automode"]);
+    let pl = places(&home, &home.join("bin"));
+    let deny = [home.join(".ssh")];
+    let ok = parse(
+        Some(&format!(
+            "{}:{}",
+            home.join("bin").display(),
+            home.join("bin/new").display()
+        )),
+        None,
+        &pl,
+        &deny,
+    );
+    assert_eq!(
+        ok,
+        Some(Ok(Widening::Write(vec![
+            home.join("bin"),
+            home.join("bin/new")
+        ])))
+    );
+    assert_eq!(
+        parse(None, Some("off"), &pl, &deny),
+        Some(Ok(Widening::SandboxOff))
+    );
+    assert!(matches!(parse(None, Some("yes"), &pl, &deny), Some(Err(_))));
+    assert_eq!(parse(None, None, &pl, &deny), None);
+    for bad in [
+        "/".to_string(),
+        home.display().to_string(),
+        home.join(".bashrc").display().to_string(),
+        home.join(".ssh/authorized_keys").display().to_string(),
+        home.join(".config").display().to_string(),
+        "/etc/cron.d".to_string(),
+        "relative".to_string(),
+        "/nonexistent-dir-for-automode/x".to_string(),
+    ] {
+        assert!(
+            matches!(parse(Some(&bad), None, &pl, &deny), Some(Err(_))),
+            "{bad} was not refused"
+        );
+    }
+}
+
+#[test]
+fn a_plan_grants_the_project_caches_and_devices_and_denies_the_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = canon(dir.path());
+    let home = base.join("home");
+    let project = base.join("proj");
+    mkdirs(
+        &home,
+        &[".ssh", ".aws", ".cargo/registry", ".config/automode"],
+    );
+    mkdirs(&project, &[".git/hooks", ".git/config.x", "src"]);
+    std::fs::write(project.join(".git/config"), "[core]\n").unwrap();
+    let cfg = crate::config::load(&crate::config::LoadInput {
+        home: Some(&home),
+        xdg_config_home: None,
+        cwd: Some(&project),
+        inline: None,
+    })
+    .unwrap();
+    let pl = places(&home, &project);
+    let vars = |_: &str| None;
+    let inputs = Inputs {
+        config: &cfg.sandbox,
+        places: &pl,
+        project: &project,
+        expand: Expand {
+            home: Some(&home),
+            var: &vars,
+        },
+        env_names: vec!["PATH", "OPENAI_API_KEY"],
+        keep: Vec::new(),
+        classifier_key: None,
+    };
+    let cmd = ForCommand {
+        programs: vec!["npm"],
+        will_run: true,
+        ..ForCommand::default()
+    };
+    // Deciding alone (`automode check`) creates nothing.
+    let _ = plan(
+        &inputs,
+        &ForCommand {
+            will_run: false,
+            ..cmd.clone()
+        },
+    );
+    assert!(!home.join(".npm").exists());
+    let plan = plan(&inputs, &cmd);
+    assert!(plan.write.contains(&project));
+    assert!(plan.write.contains(&home.join(".cargo/registry")));
+    // npm runs: its cache is created so that the grant applies.
+    assert!(plan.write.contains(&home.join(".npm")), "{:?}", plan.write);
+    assert!(!plan.write.iter().any(|w| *w == home));
+    assert!(plan.devices.contains(&PathBuf::from("/dev/null")));
+    assert!(plan.read_deny.contains(&home.join(".ssh")));
+    assert!(plan.read_deny.contains(&home.join(".aws")));
+    assert!(plan.read_deny.contains(&home.join(".config/automode")));
+    assert!(plan.write_exclude.contains(&home));
+    assert!(plan.protect.contains(&project.join(".git/hooks")));
+    assert!(plan.protect.contains(&project.join(".git/config")));
+    assert!(plan.protect_missing.contains(&project.join(".claude")));
+    assert_eq!(plan.withheld_env, ["OPENAI_API_KEY"]);
+    assert_eq!(plan.max_file_bytes, DEFAULT_MAX_FILE_BYTES);
+    // Approved targets outside: a new file's directory, an existing
+    // file itself; protected targets are left writable for the command.
+    std::fs::create_dir_all(home.join("bin")).unwrap();
+    std::fs::write(home.join("notes.txt"), "n").unwrap();
+    let analysis = crate::shell::analyze(crate::shell::Request {
+        script: format!(
+            "cp a {}/bin/app; echo x >> {}/notes.txt; echo y > .git/hooks/pre-push",
+            home.display(),
+            home.display()
+        )
+        .into_bytes(),
+        max_bytes: crate::shell::MAX_COMMAND_BYTES,
+        positional: crate::shell::Positional {
+            dollar0: "bash".into(),
+            args: Vec::new(),
+        },
+        cwd: project.clone(),
+        home: Some(home.display().to_string()),
+        env: std::collections::HashMap::new(),
+        trust_env: true,
+        dialect: crate::shell::Dialect::Bash,
+        budget: crate::shell::TIME_BUDGET,
+    });
+    let (outside, protected) = approved_targets(&plan, &analysis);
+    let granted: Vec<&PathBuf> = outside.iter().map(|(p, _)| p).collect();
+    assert_eq!(granted, [&home.join("bin"), &home.join("notes.txt")]);
+    assert_eq!(protected, [project.join(".git/hooks/pre-push")]);
+}

@@ -1,0 +1,151 @@
+//! Real tools inside the sandbox (auto mode off, so only the sandbox is
+//! tested): a venv with `pip install` from PyPI, `cargo build` of a crate
+//! with one dependency from crates.io, `npm install` from the npm
+//! registry, `git init/add/commit`, `make`. Each in a fresh temp home and
+//! project. The registries are reachable in CI; elsewhere a test whose
+//! registry cannot be reached is skipped, saying so (under `CI=true` it
+//! fails instead).
+
+use std::net::ToSocketAddrs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::support::{Env, landlock_or_skip, run};
+
+fn reachable_or_skip(test: &str, host: &str) -> bool {
+    let ok = (host, 443)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .is_some_and(|addr| {
+            std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5)).is_ok()
+        });
+    if !ok {
+        let why = format!("{test}: {host} cannot be reached");
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
+        eprintln!("SKIPPED {why}");
+    }
+    ok && landlock_or_skip(test)
+}
+
+fn write(p: &Path, text: &str) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// The tool smoke environment: a fresh home, auto mode off, sandbox on,
+/// a long time limit.
+fn tool_env() -> Env {
+    Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "600")
+}
+
+/// Where a program is on the test's own PATH.
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+#[test]
+fn git_and_make_work_in_the_sandbox() {
+    if !landlock_or_skip("git and make") {
+        return;
+    }
+    let env = tool_env();
+    write(
+        &env.work.join("hello.c"),
+        "#include <stdio.h>\nint main(void) { puts(\"hello from make\"); return 0; }\n",
+    );
+    write(
+        &env.work.join("Makefile"),
+        "hello: hello.c\n\tcc -o hello hello.c\nrun: hello\n\t./hello\n",
+    );
+    let r = run(&mut env.script(
+        "git init -q -b main && git add -A && \
+         git -c user.name=t -c user.email=t@example.com commit -qm init && \
+         git log --oneline | wc -l && git status --short && make -s run",
+    ));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(r.stdout().contains("hello from make"), "{}", r.stdout());
+    assert!(
+        !r.stderr().contains("refused by automode's sandbox"),
+        "{}",
+        r.stderr()
+    );
+}
+
+#[test]
+fn pip_installs_into_a_venv_in_the_sandbox() {
+    if !reachable_or_skip("pip", "pypi.org") {
+        return;
+    }
+    let env = tool_env();
+    let r = run(&mut env.script(
+        "python3 -m venv .venv && .venv/bin/pip install --quiet --disable-pip-version-check six \
+         && .venv/bin/python -c 'import six; print(\"six\", six.__version__)'",
+    ));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(r.stdout().contains("six "), "{}", r.stdout());
+}
+
+#[test]
+fn npm_installs_in_the_sandbox() {
+    if which("npm").is_none() {
+        eprintln!("SKIPPED npm: npm is not installed");
+        return;
+    }
+    if !reachable_or_skip("npm", "registry.npmjs.org") {
+        return;
+    }
+    let env = tool_env();
+    let r = run(&mut env.script(
+        "npm init -y > /dev/null && npm install --no-audit --no-fund --loglevel=error is-number \
+         && node -e 'console.log(\"is-number\", require(\"is-number\")(5))'",
+    ));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(r.stdout().contains("is-number true"), "{}", r.stdout());
+    assert!(
+        env.home.join(".npm").is_dir(),
+        "npm's cache was made for the grant"
+    );
+}
+
+#[test]
+fn cargo_builds_a_crate_with_a_dependency_in_the_sandbox() {
+    let Some(cargo) = which("cargo") else {
+        eprintln!("SKIPPED cargo: cargo is not on PATH");
+        return;
+    };
+    if !reachable_or_skip("cargo", "index.crates.io") {
+        return;
+    }
+    // rustup's proxy finds its toolchains in the real RUSTUP_HOME; the
+    // crates go to a fresh CARGO_HOME in the temp dir.
+    let rustup_home = std::env::var("RUSTUP_HOME").ok().or_else(|| {
+        std::env::var("HOME")
+            .ok()
+            .map(|h| format!("{h}/.rustup"))
+            .filter(|p| Path::new(p).is_dir())
+    });
+    let mut env = tool_env();
+    let cargo_home = env.root().join("cargo-home");
+    std::fs::create_dir_all(&cargo_home).unwrap();
+    env.path = format!("{}:{}", cargo.parent().unwrap().display(), env.path);
+    let mut env = env.with_env("CARGO_HOME", &cargo_home.display().to_string());
+    if let Some(r) = rustup_home {
+        env = env.with_env("RUSTUP_HOME", &r);
+    }
+    write(
+        &env.work.join("Cargo.toml"),
+        "[package]\nname = \"smoke\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nitoa = \"1\"\n",
+    );
+    write(
+        &env.work.join("src/main.rs"),
+        "fn main() { let mut b = itoa::Buffer::new(); println!(\"itoa {}\", b.format(42)); }\n",
+    );
+    let r = run(&mut env.script("cargo run --quiet"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert_eq!(r.stdout(), "itoa 42\n");
+}
