@@ -122,6 +122,20 @@ impl SandboxDecision {
     }
 }
 
+/// What decides a command's sandbox.
+#[derive(Debug)]
+struct SandboxAsk<'a> {
+    cwd: &'a Path,
+    /// The verdict (none for `automode exec`, which has no policy).
+    verdict: Option<&'a Verdict>,
+    analysis: Option<&'a shell::Analysis>,
+    widening: Option<sandbox::widen::Widening>,
+    /// A harness's own setup call.
+    harness_call: Option<&'static str>,
+    /// It runs next (missing caches may be made).
+    will_run: bool,
+}
+
 /// What the classifier did, for state and audit.
 #[derive(Debug)]
 pub struct ClassifierNote {
@@ -301,12 +315,14 @@ impl Judge {
             Origin::Hook => None,
             Origin::Shim { .. } | Origin::Check { .. } => Some(self.sandbox_for(
                 ctx,
-                req.cwd,
-                Some(&verdict),
-                analysis.as_ref(),
-                widening.and_then(Result::ok),
-                internal,
-                matches!(req.origin, Origin::Shim { .. }),
+                &SandboxAsk {
+                    cwd: req.cwd,
+                    verdict: Some(&verdict),
+                    analysis: analysis.as_ref(),
+                    widening: widening.and_then(Result::ok),
+                    harness_call: internal,
+                    will_run: matches!(req.origin, Origin::Shim { .. }),
+                },
             )),
         };
         Decided {
@@ -384,20 +400,30 @@ impl Judge {
     /// How `automode exec PROGRAM` is confined: as an unknown program
     /// (it has no policy verdict).
     pub fn exec_sandbox(&self, ctx: &Context, cwd: &Path) -> SandboxDecision {
-        self.sandbox_for(ctx, cwd, None, None, None, None, true)
+        self.sandbox_for(
+            ctx,
+            &SandboxAsk {
+                cwd,
+                verdict: None,
+                analysis: None,
+                widening: None,
+                harness_call: None,
+                will_run: true,
+            },
+        )
     }
 
     /// How a command with this verdict is confined.
-    fn sandbox_for(
-        &self,
-        ctx: &Context,
-        cwd: &Path,
-        verdict: Option<&Verdict>,
-        analysis: Option<&shell::Analysis>,
-        widening: Option<sandbox::widen::Widening>,
-        harness_call: Option<&'static str>,
-        will_run: bool,
-    ) -> SandboxDecision {
+    fn sandbox_for(&self, ctx: &Context, ask: &SandboxAsk<'_>) -> SandboxDecision {
+        let &SandboxAsk {
+            cwd,
+            verdict,
+            analysis,
+            ref widening,
+            harness_call,
+            will_run,
+        } = ask;
+        let widening = widening.clone();
         let mode = self.config.sandbox.mode.value;
         let approved = verdict.is_some_and(|v| {
             v.decision == Decision::Allow
