@@ -2,6 +2,9 @@
 """automode benchmarks: interleaved runs, medians, ratios.
 
   start-up:   `bash -c true`, `timeout 60 bash -c true`, `<shim> -c true`
+              in a plain project (the sandbox: Landlock), in a git project
+              (Landlock + read-only binds of .git/hooks and .git/config in a
+              private mount namespace), and with the sandbox off
   throughput: N MiB through `cat` into a pipe, directly vs through the shim
 
 Each round runs every variant once, in rotating order, so machine noise
@@ -21,9 +24,11 @@ import tempfile
 import time
 
 
-def spawn_wait(argv, env):
+def spawn_wait(argv, env, cwd=None):
     """Wall time of one run, stdout/stderr to /dev/null, stdin /dev/null."""
     devnull = os.open(os.devnull, os.O_RDWR)
+    if cwd:
+        os.chdir(cwd)
     try:
         t0 = time.perf_counter()
         pid = os.posix_spawn(argv[0], argv, env,
@@ -40,11 +45,13 @@ def spawn_wait(argv, env):
 
 
 def interleaved(variants, rounds, env):
-    times = {name: [] for name, _ in variants}
+    """variants: (name, argv) or (name, argv, env, cwd)."""
+    variants = [v if len(v) == 4 else (v[0], v[1], env, None) for v in variants]
+    times = {v[0]: [] for v in variants}
     for r in range(rounds):
         order = variants[r % len(variants):] + variants[:r % len(variants)]
-        for name, argv in order:
-            times[name].append(spawn_wait(argv, env))
+        for name, argv, venv, cwd in order:
+            times[name].append(spawn_wait(argv, venv, cwd))
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
@@ -70,26 +77,38 @@ def main():
     shim = os.path.abspath(args.shim)
     bash = which("bash")
     timeout = which("timeout")
-    # A fresh home: the shim loads its (absent) configuration, decides,
-    # and records session state and an audit line, as in real use.
-    home = tempfile.mkdtemp(prefix="automode-bench-home-")
+    # A fresh home (not under /tmp, like a real one): the shim loads its
+    # (absent) configuration, decides, builds the sandbox, and records
+    # session state and the audit records, as in real use.
+    base = "/var/tmp" if os.path.isdir("/var/tmp") else None
+    home = tempfile.mkdtemp(prefix="automode-bench-home-", dir=base)
+    plain = tempfile.mkdtemp(prefix="automode-bench-project-", dir=base)
+    gitproj = tempfile.mkdtemp(prefix="automode-bench-git-", dir=base)
+    subprocess.run(["git", "init", "-q", gitproj], check=True)
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8",
            "AUTOMODE_SESSION": "bench"}
+    off = dict(env, AUTOMODE_SETTINGS_JSON='{"sandbox": {"mode": "off"}}')
 
     print(f"start-up: {args.rounds} interleaved rounds, median wall time")
-    extra = [(f"{p} -c true", [os.path.abspath(p), "-c", "true"]) for p in args.also]
+    extra = [(f"{p} -c true", [os.path.abspath(p), "-c", "true"], env, plain) for p in args.also]
     med = interleaved([
-        ("bash -c true", [bash, "-c", "true"]),
-        ("timeout 60 bash -c true", [timeout, "60", bash, "-c", "true"]),
-        ("shim -c true", [shim, "-c", "true"]),
+        ("bash -c true", [bash, "-c", "true"], env, plain),
+        ("timeout 60 bash -c true", [timeout, "60", bash, "-c", "true"], env, plain),
+        ("shim -c true", [shim, "-c", "true"], env, plain),
+        ("shim, git project", [shim, "-c", "true"], env, gitproj),
+        ("shim, sandbox off", [shim, "-c", "true"], off, plain),
     ] + extra, args.rounds, env)
     for name, t in med.items():
         print(f"  {name:28s} {t * 1000:7.3f} ms")
-    ratio = med["shim -c true"] / med["timeout 60 bash -c true"]
-    print(f"  shim / timeout 60 bash -c true = {ratio:.3f}  (target <= 1.15)")
+    base_t = med["timeout 60 bash -c true"]
+    print(f"  shim / timeout 60 bash -c true = {med['shim -c true'] / base_t:.3f}  "
+          "(target <= 1.15; sandbox: Landlock)")
+    print(f"  shim, git project / timeout    = {med['shim, git project'] / base_t:.3f}  "
+          "(Landlock + read-only binds in a mount namespace)")
+    print(f"  shim, sandbox off / timeout    = {med['shim, sandbox off'] / base_t:.3f}")
     print(f"  shim / bash -c true            = {med['shim -c true'] / med['bash -c true']:.3f}")
-    for name, _ in extra:
-        print(f"  {name} / timeout = {med[name] / med['timeout 60 bash -c true']:.3f}")
+    for name, *_ in extra:
+        print(f"  {name} / timeout = {med[name] / base_t:.3f}")
 
     if args.no_throughput:
         return

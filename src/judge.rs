@@ -73,11 +73,13 @@ pub struct Decided {
 }
 
 /// How the command is confined.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct SandboxDecision {
     pub status: sandbox::Status,
     /// What it may write and read (when the sandbox is enforced).
     pub plan: Option<sandbox::Plan>,
+    /// The plan as a Landlock ruleset (or why it could not be built).
+    pub ruleset: Option<Result<std::os::fd::OwnedFd, String>>,
     /// The widening the script asked for.
     pub widening: Option<sandbox::widen::Widening>,
     /// `sandbox.mode` as configured.
@@ -85,7 +87,19 @@ pub struct SandboxDecision {
 }
 
 impl SandboxDecision {
-    /// For `automode check --json` and the audit record.
+    /// The audit record's summary: what decides, not every path.
+    pub fn to_audit_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "mode": self.mode,
+            "status": self.status,
+            "widening": self.widening.as_ref().map(sandbox::widen::Widening::describe),
+            "grants": self.plan.as_ref().map(|p| p.extra_write.iter().map(|(w, why)| serde_json::json!({"path": w.display().to_string(), "why": why})).collect::<Vec<_>>()),
+            "withheld_env": self.plan.as_ref().map(|p| &p.withheld_env),
+            "network": self.plan.as_ref().map(|p| p.network),
+        })
+    }
+
+    /// For `automode check --json`.
     pub fn to_json(&self) -> serde_json::Value {
         let list =
             |v: &[PathBuf]| -> Vec<String> { v.iter().map(|p| p.display().to_string()).collect() };
@@ -211,29 +225,7 @@ impl Judge {
             (None, Some(on)) => (on, "automode on/off".to_string()),
             (None, None) => (config.enabled.value, config.enabled.source.to_string()),
         };
-        let exe = ctx
-            .exe
-            .as_deref()
-            .and_then(|e| std::fs::canonicalize(e).ok());
-        let share = exe
-            .as_deref()
-            .and_then(Path::parent)
-            .and_then(Path::parent)
-            .map(|p| p.join("share/automode"))
-            .filter(|p| p.exists());
-        let places = Places {
-            home,
-            cwd: cwd.to_path_buf(),
-            automode_config: config::config_dir(ctx.home().as_deref(), xdg_config),
-            automode_state: state_dir.clone(),
-            automode_share: share,
-            automode_shims: shims_dir(ctx, exe.as_deref()),
-            automode_exe: exe,
-            codex_home: ctx
-                .var_str("CODEX_HOME")
-                .filter(|c| c.starts_with('/'))
-                .map(PathBuf::from),
-        };
+        let places = places(ctx, cwd);
         let kernel = if config.sandbox.mode.value == sandbox::Mode::Off {
             sandbox::Kernel {
                 abi: 0,
@@ -336,43 +328,26 @@ impl Judge {
         }
     }
 
-    /// The sandbox settings' inputs for a command in `cwd`.
-    fn sandbox_inputs<'a>(
-        &'a self,
-        ctx: &'a Context,
-        cwd: &'a Path,
-        project: &'a Path,
-        var: &'a dyn Fn(&str) -> Option<String>,
-    ) -> sandbox::Inputs<'a> {
-        let mut keep: Vec<PathBuf> = ctx
-            .var("PATH")
-            .map(|p| {
-                p.as_bytes()
-                    .split(|b| *b == b':')
-                    .filter(|d| d.first() == Some(&b'/'))
-                    .map(|d| PathBuf::from(OsStr::from_bytes(d)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        // Tool homes the programs on PATH need to read.
-        for name in sandbox::TOOL_HOMES {
-            if let Some(v) = ctx.var_str(name).filter(|v| v.starts_with('/')) {
-                keep.push(PathBuf::from(v));
-            }
-        }
-        keep.push(cwd.to_path_buf());
-        sandbox::Inputs {
-            config: &self.config.sandbox,
-            places: &self.places,
-            project,
-            expand: sandbox::Expand {
-                home: self.places.home.as_deref(),
-                var,
+    /// The sandbox's inputs for a command in `cwd`.
+    fn sandbox_inputs(&self, ctx: &Context, cwd: &Path) -> sandbox::OwnedInputs {
+        let var = |k: &str| ctx.var_str(k).map(str::to_string);
+        let classifier_key = self
+            .config
+            .classifier_model
+            .is_some()
+            .then(|| classifier::provider::resolve(&self.config, &var).ok())
+            .flatten()
+            .map(|p| p.key_env);
+        sandbox_inputs(
+            ctx,
+            cwd,
+            &self.config.sandbox,
+            Places {
+                cwd: cwd.to_path_buf(),
+                ..self.places.clone()
             },
-            env_names: ctx.env.iter().filter_map(|(k, _)| k.to_str()).collect(),
-            keep,
-            classifier_key: None,
-        }
+            classifier_key,
+        )
     }
 
     /// The widening the script asks for, parsed (or why it is refused).
@@ -384,11 +359,9 @@ impl Judge {
         if a.limits.write.is_none() && a.limits.sandbox.is_none() {
             return None;
         }
-        let var = |k: &str| ctx.var_str(k).map(str::to_string);
-        let project =
-            config::project_root(&self.places.cwd).unwrap_or_else(|| self.places.cwd.clone());
-        let inputs = self.sandbox_inputs(ctx, &self.places.cwd, &project, &var);
-        let deny = sandbox::denied_reads(&inputs);
+        let deny = self
+            .sandbox_inputs(ctx, &self.places.cwd)
+            .with(sandbox::denied_reads);
         sandbox::widen::parse(
             a.limits.write.as_deref(),
             a.limits.sandbox.as_deref(),
@@ -437,6 +410,7 @@ impl Judge {
             return SandboxDecision {
                 status,
                 plan: None,
+                ruleset: None,
                 widening,
                 mode,
             };
@@ -445,21 +419,18 @@ impl Judge {
             return SandboxDecision {
                 status,
                 plan: None,
+                ruleset: None,
                 widening,
                 mode,
             };
         }
-        let var = |k: &str| ctx.var_str(k).map(str::to_string);
-        let project = config::project_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
-        let mut inputs = self.sandbox_inputs(ctx, cwd, &project, &var);
-        let key = classifier::provider::resolve(&self.config, &var)
-            .ok()
-            .map(|p| p.key_env);
-        inputs.classifier_key = key.as_deref();
+        let owned = self.sandbox_inputs(ctx, cwd);
+        let prepared = sandbox::prepare(&owned, self.kernel.abi);
+        let sandbox::Prepared { mut plan, ruleset } = prepared;
         let programs: Vec<&str> = analysis
             .map(|a| a.commands.iter().filter_map(|c| c.base_name()).collect())
             .unwrap_or_default();
-        let mut cmd = sandbox::ForCommand {
+        let cmd = sandbox::ForCommand {
             programs,
             known_only: verdict
                 .is_some_and(|v| matches!(v.tier, policy::Tier::ReadOnly | policy::Tier::Routine)),
@@ -467,7 +438,7 @@ impl Judge {
             will_run,
             ..sandbox::ForCommand::default()
         };
-        let mut plan = sandbox::plan(&inputs, &cmd);
+        let mut roots = owned.with(|inputs| sandbox::complete(&mut plan, inputs, &cmd));
         if approved {
             if let Some(sandbox::widen::Widening::Write(paths)) = &widening {
                 for p in paths {
@@ -485,18 +456,25 @@ impl Judge {
             }
             if let Some(a) = analysis {
                 let (outside, protected) = sandbox::approved_targets(&plan, a);
-                if !protected.is_empty() {
-                    cmd.unprotect = protected;
-                    let extra = std::mem::take(&mut plan.extra_write);
-                    plan = sandbox::plan(&inputs, &cmd);
-                    plan.extra_write = extra;
-                }
+                let unprotected = |p: &PathBuf| {
+                    protected
+                        .iter()
+                        .any(|u| p.starts_with(u) || u.starts_with(p))
+                };
+                plan.protect.retain(|p| !unprotected(p));
+                plan.protect_missing.retain(|p| !unprotected(p));
                 plan.extra_write.extend(outside);
             }
         }
+        roots.extend(plan.extra_write.iter().map(|(p, _)| p.clone()));
+        let ruleset = ruleset.and_then(|mut b| {
+            b.add_write_roots(&roots, &plan)?;
+            Ok(b.finish())
+        });
         SandboxDecision {
             status,
             plan: Some(plan),
+            ruleset: Some(ruleset),
             widening,
             mode,
         }
@@ -694,6 +672,74 @@ impl Judge {
         }
         v.trace = trace;
         (v, note)
+    }
+}
+
+/// The sandbox's inputs, owned (they go to another thread).
+fn sandbox_inputs(
+    ctx: &Context,
+    cwd: &Path,
+    settings: &config::SandboxConfig,
+    places: Places,
+    classifier_key: Option<String>,
+) -> sandbox::OwnedInputs {
+    let mut keep: Vec<PathBuf> = ctx
+        .var("PATH")
+        .map(|p| {
+            p.as_bytes()
+                .split(|b| *b == b':')
+                .filter(|d| d.first() == Some(&b'/'))
+                .map(|d| PathBuf::from(OsStr::from_bytes(d)))
+                .collect()
+        })
+        .unwrap_or_default();
+    // Tool homes the programs on PATH need to read.
+    for name in sandbox::TOOL_HOMES {
+        if let Some(v) = ctx.var_str(name).filter(|v| v.starts_with('/')) {
+            keep.push(PathBuf::from(v));
+        }
+    }
+    keep.push(cwd.to_path_buf());
+    sandbox::OwnedInputs {
+        config: settings.clone(),
+        places,
+        project: config::project_root(cwd).unwrap_or_else(|| cwd.to_path_buf()),
+        env: ctx
+            .env
+            .iter()
+            .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
+            .collect(),
+        keep,
+        classifier_key,
+    }
+}
+
+/// Where automode and the harnesses' files are, for a command in `cwd`.
+fn places(ctx: &Context, cwd: &Path) -> Places {
+    let home = ctx.home().map(|h| policy::places::canon(&h));
+    let xdg_config = ctx.var_str("XDG_CONFIG_HOME");
+    let exe = ctx
+        .exe
+        .as_deref()
+        .and_then(|e| std::fs::canonicalize(e).ok());
+    let share = exe
+        .as_deref()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .map(|p| p.join("share/automode"))
+        .filter(|p| p.exists());
+    Places {
+        automode_config: config::config_dir(ctx.home().as_deref(), xdg_config),
+        automode_state: state::state_dir(home.as_deref(), ctx.var_str("XDG_STATE_HOME")),
+        home,
+        cwd: cwd.to_path_buf(),
+        automode_share: share,
+        automode_shims: shims_dir(ctx, exe.as_deref()),
+        automode_exe: exe,
+        codex_home: ctx
+            .var_str("CODEX_HOME")
+            .filter(|c| c.starts_with('/'))
+            .map(PathBuf::from),
     }
 }
 

@@ -6,6 +6,7 @@
 //! exec`; decides no policy.
 
 use std::ffi::OsString;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 use crate::context::Context;
@@ -28,8 +29,9 @@ pub struct Launch<'a> {
     pub extra_env: &'a [(String, String)],
     /// Give the command our stdin (a terminal the user lets through).
     pub terminal_stdin: bool,
-    /// The sandbox it runs in (`None`: unconfined).
-    pub sandbox: Option<&'a Plan>,
+    /// The sandbox it runs in (`None`: unconfined): the plan, and its
+    /// Landlock ruleset.
+    pub sandbox: Option<(&'a Plan, &'a OwnedFd)>,
     /// Its working directory (for the sandbox's hints).
     pub cwd: &'a Path,
 }
@@ -62,13 +64,15 @@ pub fn supervise(
         env.retain(|(name, _)| name != k.as_str());
         env.push((OsString::from(k), OsString::from(v)));
     }
+    let ruleset = sandbox.map(|(_, fd)| fd);
+    let sandbox = sandbox.map(|(p, _)| p);
     if let Some(p) = sandbox {
         env.retain(|(name, _)| !p.withheld_env.iter().any(|w| name == w.as_str()));
     }
     let mut how = sandbox.map(Confine::choose);
     loop {
-        let confinement = match (sandbox, &how) {
-            (Some(plan), Some(c)) => match c.build(plan) {
+        let confinement = match (sandbox, ruleset, &how) {
+            (Some(plan), Some(fd), Some(c)) => match c.build(plan, fd) {
                 Ok(conf) => Some(conf),
                 Err(why) => {
                     report::sandbox_failed(&why);
@@ -178,9 +182,13 @@ impl Confine {
         }
     }
 
-    fn build(&self, plan: &Plan) -> Result<Confinement, String> {
+    fn build(&self, plan: &Plan, ruleset: &OwnedFd) -> Result<Confinement, String> {
         Ok(Confinement {
-            ruleset: Some(sandbox::rules::ruleset(plan)?),
+            ruleset: Some(
+                ruleset
+                    .try_clone()
+                    .map_err(|e| format!("cannot duplicate the Landlock ruleset: {e}"))?,
+            ),
             namespace: self.namespace.then(|| Namespace {
                 read_only: plan.protect.clone(),
                 network_off: plan.network == Network::Deny,

@@ -137,7 +137,7 @@ impl Recorder<'_> {
             "reason": verdict.reason,
             "decision_us": decided.decision_time.as_micros() as u64,
             "classifier": decided.classifier.as_ref().map(ClassifierNote::to_json),
-            "sandbox": decided.sandbox.as_ref().map(crate::judge::SandboxDecision::to_json),
+            "sandbox": decided.sandbox.as_ref().map(crate::judge::SandboxDecision::to_audit_json),
             "ran": will_run,
             "pid": me,
             "pid_start": nested::proc_stat(me).map(|s| s.start_ticks),

@@ -105,6 +105,15 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
 
     // 5. The sandbox it runs in.
     let sandbox = decided.sandbox.as_ref();
+    let confined = match sandbox.and_then(|s| s.plan.as_ref().zip(s.ruleset.as_ref())) {
+        Some((plan, Ok(fd))) => Some((plan, fd)),
+        Some((_, Err(why))) => {
+            report::sandbox_failed(why);
+            rec.no_run(&decided);
+            return Exit::Blocked;
+        }
+        None => None,
+    };
     match sandbox.map(|s| (&s.status, s.mode)) {
         Some((sandbox::Status::Unavailable { why }, sandbox::Mode::Require)) => {
             report::sandbox_required(why);
@@ -134,7 +143,7 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
             limits,
             extra_env: &decided.verdict.exec_env,
             terminal_stdin: ctx.stdin_is_tty && judge.config.allow_terminal_input.value,
-            sandbox: sandbox.and_then(|s| s.plan.as_ref()),
+            sandbox: confined,
             cwd: &cwd,
         },
         &mut || counted = rec.count(&decided, state::NO_WAIT),

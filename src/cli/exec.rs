@@ -81,6 +81,14 @@ pub(super) fn run(
         }
         _ => {}
     }
+    let confined = match sandbox.plan.as_ref().zip(sandbox.ruleset.as_ref()) {
+        Some((plan, Ok(fd))) => Some((plan, fd)),
+        Some((_, Err(why))) => {
+            report::sandbox_failed(why);
+            return Exit::Blocked;
+        }
+        None => None,
+    };
     let Some(path) = resolve_program(ctx, program) else {
         report::program_not_found(&program.to_string_lossy());
         return Exit::NotFound;
@@ -93,7 +101,7 @@ pub(super) fn run(
             limits,
             extra_env: &[],
             terminal_stdin: false,
-            sandbox: sandbox.plan.as_ref(),
+            sandbox: confined,
             cwd: &cwd,
         },
         &mut || {},

@@ -59,6 +59,17 @@ pub fn landlock_abi() -> Result<u32, i32> {
     unix::landlock_abi()
 }
 
+/// Add a path-beneath rule to a Landlock ruleset (the `landlock` crate
+/// creates the ruleset; this adds rules without its per-rule `fstat`,
+/// for the hundreds a command's ruleset can have).
+pub fn landlock_add_path_rule(
+    ruleset: std::os::fd::BorrowedFd<'_>,
+    path: std::os::fd::BorrowedFd<'_>,
+    access: u64,
+) -> std::io::Result<()> {
+    unix::landlock_add_path_rule(ruleset, path, access)
+}
+
 /// Die by `sig`, as the child did (used by `Exit::terminate`).
 pub fn die_by_signal(sig: i32) -> ! {
     unix::die_by_signal(sig)

@@ -28,6 +28,57 @@ extern "C" fn capture_sigpipe_disposition() {
             SIGPIPE_IGNORED_BY_CALLER.store(old.sa_sigaction == libc::SIG_IGN, Ordering::Relaxed);
         }
     }
+    let mut ignored = 0u8;
+    for (bit, sig) in LIBC_INTERNAL_SIGNALS.iter().enumerate() {
+        if raw_signal_ignored(*sig) {
+            ignored |= 1 << bit;
+        }
+    }
+    INTERNAL_IGNORED_BY_CALLER.store(ignored, Ordering::Relaxed);
+}
+
+/// The signals glibc keeps for itself (SIGCANCEL, SIGSETXID): it gives
+/// them handlers once a thread is started, and those would reach the
+/// child as "default" where our caller had them ignored. The child puts
+/// the caller's SIG_IGN back, with the raw syscall (glibc refuses these
+/// numbers).
+const LIBC_INTERNAL_SIGNALS: [c_int; 2] = [32, 33];
+
+/// Bit i: `LIBC_INTERNAL_SIGNALS[i]` was ignored by our caller.
+static INTERNAL_IGNORED_BY_CALLER: std::sync::atomic::AtomicU8 =
+    std::sync::atomic::AtomicU8::new(0);
+
+/// The kernel's `struct sigaction` (x86_64 and aarch64 both have
+/// `sa_restorer`).
+#[repr(C)]
+struct KernelSigaction {
+    handler: usize,
+    flags: libc::c_ulong,
+    restorer: usize,
+    mask: u64,
+}
+
+/// Is `sig` ignored, asked of the kernel directly?
+fn raw_signal_ignored(sig: c_int) -> bool {
+    let mut old = KernelSigaction {
+        handler: 0,
+        flags: 0,
+        restorer: 0,
+        mask: 0,
+    };
+    // SAFETY: rt_sigaction with a null new action only writes the current
+    // disposition into `old`, a valid struct of the kernel's layout; 8 is
+    // the kernel's sigset size.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigaction,
+            sig,
+            std::ptr::null::<KernelSigaction>(),
+            &raw mut old,
+            8usize,
+        )
+    };
+    r == 0 && old.handler == libc::SIG_IGN
 }
 
 /// Runs `capture_sigpipe_disposition` before Rust's runtime touches SIGPIPE
@@ -359,6 +410,24 @@ unsafe fn child_after_fork(c: &ChildFds<'_>) -> ! {
         if c.sigpipe_default {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         }
+        let ignored = INTERNAL_IGNORED_BY_CALLER.load(Ordering::Relaxed);
+        for (bit, sig) in LIBC_INTERNAL_SIGNALS.iter().enumerate() {
+            if ignored & (1 << bit) != 0 {
+                let ign = KernelSigaction {
+                    handler: libc::SIG_IGN,
+                    flags: 0,
+                    restorer: 0,
+                    mask: 0,
+                };
+                libc::syscall(
+                    libc::SYS_rt_sigaction,
+                    *sig,
+                    &raw const ign,
+                    std::ptr::null_mut::<KernelSigaction>(),
+                    8usize,
+                );
+            }
+        }
         confine(c);
         let mut empty: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut empty);
@@ -471,6 +540,42 @@ unsafe fn write_all(path: &std::ffi::CStr, bytes: &[u8]) -> bool {
         libc::close(fd);
         n == bytes.len() as isize
     }
+}
+
+/// `landlock_add_rule(ruleset, LANDLOCK_RULE_PATH_BENEATH, {access, fd})`:
+/// grant `access` (Landlock's access bits, already narrowed to what the
+/// ruleset handles and what the file's type allows) beneath `path`.
+pub(crate) fn landlock_add_path_rule(
+    ruleset: BorrowedFd<'_>,
+    path: BorrowedFd<'_>,
+    access: u64,
+) -> io::Result<()> {
+    /// The kernel's `struct landlock_path_beneath_attr` (packed).
+    #[repr(C, packed)]
+    struct PathBeneathAttr {
+        allowed_access: u64,
+        parent_fd: i32,
+    }
+    let attr = PathBeneathAttr {
+        allowed_access: access,
+        parent_fd: path.as_raw_fd(),
+    };
+    // SAFETY: both fds are valid for the call; `attr` is a valid,
+    // initialised struct of the kernel's layout that outlives the call;
+    // flags must be 0. LANDLOCK_RULE_PATH_BENEATH is 1.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset.as_raw_fd(),
+            1 as libc::c_int,
+            &raw const attr,
+            0 as libc::c_uint,
+        )
+    };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// The running kernel's Landlock ABI, or the errno that says why there

@@ -294,7 +294,7 @@ impl Expand<'_> {
     pub fn path(&self, template: &str) -> Option<PathBuf> {
         let text = self.text(template)?;
         let p = PathBuf::from(text);
-        p.is_absolute().then(|| crate::policy::places::canon(&p))
+        p.is_absolute().then(|| lexical(&p))
     }
 
     fn text(&self, t: &str) -> Option<String> {
@@ -467,6 +467,8 @@ pub struct Plan {
     /// Grants for this command only (a widening, an approved outside
     /// target), each with its reason.
     pub extra_write: Vec<(PathBuf, String)>,
+    /// A user namespace can likely be made here (for read-only binds).
+    pub user_namespaces: bool,
 }
 
 /// What building one command's sandbox reads from the process and the
@@ -484,6 +486,61 @@ pub struct Inputs<'a> {
     pub keep: Vec<PathBuf>,
     /// The variable holding the classifier's key.
     pub classifier_key: Option<&'a str>,
+}
+
+/// `Inputs` owned, so that the base plan can be built on another thread
+/// while the script is judged.
+#[derive(Debug, Clone)]
+pub struct OwnedInputs {
+    pub config: crate::config::SandboxConfig,
+    pub places: crate::policy::places::Places,
+    pub project: PathBuf,
+    /// The environment as text (names for withholding, values for path
+    /// templates).
+    pub env: Vec<(String, String)>,
+    pub keep: Vec<PathBuf>,
+    pub classifier_key: Option<String>,
+}
+
+impl OwnedInputs {
+    /// Run `f` with these as `Inputs`.
+    pub fn with<R>(&self, f: impl FnOnce(&Inputs<'_>) -> R) -> R {
+        let var = |k: &str| {
+            self.env
+                .iter()
+                .rev()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.clone())
+        };
+        let inputs = Inputs {
+            config: &self.config,
+            places: &self.places,
+            project: &self.project,
+            expand: Expand {
+                home: self.places.home.as_deref(),
+                var: &var,
+            },
+            env_names: self.env.iter().map(|(k, _)| k.as_str()).collect(),
+            keep: self.keep.clone(),
+            classifier_key: self.classifier_key.as_deref(),
+        };
+        f(&inputs)
+    }
+}
+
+/// A base plan and its ruleset with the base grants already added.
+#[derive(Debug)]
+pub struct Prepared {
+    pub plan: Plan,
+    pub ruleset: Result<rules::Builder, String>,
+}
+
+/// Build the base plan and its ruleset (`abi`: the kernel's Landlock
+/// ABI).
+pub fn prepare(inp: &OwnedInputs, abi: u32) -> Prepared {
+    let plan = inp.with(base_plan);
+    let ruleset = rules::Builder::new(&plan, abi);
+    Prepared { plan, ruleset }
 }
 
 /// What the verdict adds for this one command.
@@ -617,8 +674,11 @@ fn verb(k: crate::shell::analysis::EffectKind) -> &'static str {
     }
 }
 
-/// Build the plan for one command.
-pub fn plan(inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Plan {
+/// The part of a command's plan that does not depend on its verdict:
+/// the project, configured roots, existing caches, devices, denied and
+/// kept reads, exclusions, protected paths. (It can be built while the
+/// script is judged; `complete` adds the command's own.)
+pub fn base_plan(inp: &Inputs<'_>) -> Plan {
     let places = inp.places;
     let home = places.home.as_deref().and_then(existing);
     let cfg = inp.config;
@@ -626,10 +686,11 @@ pub fn plan(inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Plan {
         protect_mode: cfg.protect_mode.value,
         network: cfg.network.value,
         max_file_bytes: cfg.max_file_bytes.value,
+        user_namespaces: user_namespaces_possible(),
         ..Plan::default()
     };
     // Writes: the project (unless too wide), its linked git dirs, the
-    // configured roots, tool caches, the harness's own.
+    // configured roots, tool caches that exist.
     let project = existing(inp.project).unwrap_or_else(|| inp.project.to_path_buf());
     let cwd = existing(&places.cwd).unwrap_or_else(|| places.cwd.clone());
     let (root, refused) = write_root(&project, &cwd, home.as_deref());
@@ -647,36 +708,8 @@ pub fn plan(inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Plan {
         }
     }
     for c in &cfg.caches {
-        let Some(p) = inp.expand.path(&c.value) else {
-            continue;
-        };
-        if !p.exists() {
-            let tools = DEFAULT_CACHES
-                .iter()
-                .find(|(t, _, _)| *t == c.value)
-                .map_or(&[][..], |(_, tools, _)| *tools);
-            if cmd.will_run && tools.iter().any(|t| cmd.programs.contains(t)) {
-                // Created so that the grant can apply (an empty
-                // directory in the tool's usual place).
-                let _ = std::fs::create_dir_all(&p);
-            }
-        }
-        if let Some(p) = existing(&p) {
+        if let Some(p) = inp.expand.path(&c.value).as_deref().and_then(existing) {
             plan.write.push(p);
-        }
-    }
-    if let Some(kind) = cmd.harness_call {
-        for (k, template, _) in HARNESS_WRITES {
-            if *k == kind
-                && let Some(p) = inp.expand.path(template)
-            {
-                if cmd.will_run {
-                    let _ = std::fs::create_dir_all(&p);
-                }
-                if let Some(p) = existing(&p) {
-                    plan.write.push(p);
-                }
-            }
         }
     }
     for (d, _) in DEVICE_DIRS {
@@ -689,7 +722,6 @@ pub fn plan(inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Plan {
             plan.devices.push(PathBuf::from(d));
         }
     }
-    plan.extra_write.clone_from(&cmd.extra_write);
     // Reads: everything but the secrets, automode's own directories and
     // other homes; what must run stays readable.
     plan.read_deny = denied_reads(inp);
@@ -709,8 +741,6 @@ pub fn plan(inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Plan {
     keep.push(project.clone());
     keep.sort();
     keep.dedup();
-    // A kept path never brings a secret back: only those outside every
-    // denied path, or inside one that is a home (other homes' PATH).
     plan.read_keep = keep;
     // Never writable, even under a write root: the home itself (its caches
     // are granted on their own), automode's own directories, secrets.
@@ -723,13 +753,6 @@ pub fn plan(inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Plan {
     if let Some(r) = &root {
         let entries: Vec<String> = cfg.protect.iter().map(|p| p.value.clone()).collect();
         for p in protect_paths(r, &entries, &gitdirs) {
-            if cmd
-                .unprotect
-                .iter()
-                .any(|u| p.starts_with(u) || u.starts_with(&p))
-            {
-                continue;
-            }
             if std::fs::symlink_metadata(&p).is_ok() {
                 plan.protect.push(p);
             } else if p.parent().is_some_and(Path::is_dir) {
@@ -739,14 +762,80 @@ pub fn plan(inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Plan {
     }
     plan.withheld_env = env::withheld(
         &inp.env_names,
-        cmd.known_only,
-        &cmd.programs,
-        &cfg.pass_env
-            .iter()
-            .map(|p| p.value.clone())
-            .collect::<Vec<_>>(),
+        false,
+        &[],
+        &pass_env(cfg),
         inp.classifier_key,
     );
+    plan
+}
+
+fn pass_env(cfg: &crate::config::SandboxConfig) -> Vec<String> {
+    cfg.pass_env.iter().map(|p| p.value.clone()).collect()
+}
+
+/// Complete a base plan for one command; returns the write roots it
+/// added (a missing cache made for the command's tool, a harness's own
+/// directory), which the ruleset must grant too.
+pub fn complete(plan: &mut Plan, inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Vec<PathBuf> {
+    let mut added = Vec::new();
+    if cmd.will_run {
+        for c in &inp.config.caches {
+            let tools = DEFAULT_CACHES
+                .iter()
+                .find(|(t, _, _)| *t == c.value)
+                .map_or(&[][..], |(_, tools, _)| *tools);
+            if !tools.iter().any(|t| cmd.programs.contains(t)) {
+                continue;
+            }
+            let Some(p) = inp.expand.path(&c.value) else {
+                continue;
+            };
+            if std::fs::symlink_metadata(&p).is_err() {
+                // Made so that the grant can apply (an empty directory in
+                // the tool's usual place).
+                let _ = std::fs::create_dir_all(&p);
+                forget_resolved();
+                added.extend(existing(&p));
+            }
+        }
+    }
+    if let Some(kind) = cmd.harness_call {
+        for (k, template, _) in HARNESS_WRITES {
+            if *k == kind
+                && let Some(p) = inp.expand.path(template)
+            {
+                if cmd.will_run {
+                    let _ = std::fs::create_dir_all(&p);
+                    forget_resolved();
+                }
+                added.extend(existing(&p));
+            }
+        }
+    }
+    plan.write.extend(added.iter().cloned());
+    plan.extra_write.extend(cmd.extra_write.iter().cloned());
+    let unprotected = |p: &PathBuf| {
+        cmd.unprotect
+            .iter()
+            .any(|u| p.starts_with(u) || u.starts_with(p))
+    };
+    plan.protect.retain(|p| !unprotected(p));
+    plan.protect_missing.retain(|p| !unprotected(p));
+    plan.withheld_env = env::withheld(
+        &inp.env_names,
+        cmd.known_only,
+        &cmd.programs,
+        &pass_env(inp.config),
+        inp.classifier_key,
+    );
+    added
+}
+
+/// Build the plan for one command at once.
+pub fn plan(inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Plan {
+    let mut plan = base_plan(inp);
+    complete(&mut plan, inp, cmd);
     plan
 }
 
@@ -774,9 +863,63 @@ pub fn user_namespaces_possible() -> bool {
     true
 }
 
-/// Canonicalise an existing path (symlinks resolved), or `None`.
+/// `.`, `..` and `//` taken out, without looking at the file system.
+fn lexical(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::from("/");
+    for c in p.components() {
+        match c {
+            Component::Normal(n) => out.push(n),
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
+thread_local! {
+    /// Paths already resolved by this thread: the plan asks about dozens
+    /// of paths under the same few directories.
+    static RESOLVED: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<PathBuf>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// The canonical form of an existing path (symlinks resolved), or `None`
+/// when it does not exist. Each directory on the way is looked at once
+/// per thread (one `lstat`); a missing one answers for everything below
+/// it.
 pub fn existing(p: &Path) -> Option<PathBuf> {
-    std::fs::canonicalize(p).ok()
+    let p = lexical(p);
+    RESOLVED.with(|cache| resolve_cached(&mut cache.borrow_mut(), &p))
+}
+
+/// Forget what `existing` learnt (after directories were made).
+pub fn forget_resolved() {
+    RESOLVED.with(|cache| cache.borrow_mut().clear());
+}
+
+fn resolve_cached(
+    cache: &mut std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    p: &Path,
+) -> Option<PathBuf> {
+    let (Some(parent), Some(name)) = (p.parent(), p.file_name()) else {
+        return Some(p.to_path_buf());
+    };
+    if let Some(known) = cache.get(p) {
+        return known.clone();
+    }
+    let found = resolve_cached(cache, parent).and_then(|dir| {
+        let candidate = dir.join(name);
+        match std::fs::symlink_metadata(&candidate) {
+            Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(&candidate).ok(),
+            Ok(_) => Some(candidate),
+            Err(_) => None,
+        }
+    });
+    cache.insert(p.to_path_buf(), found.clone());
+    found
 }
 
 /// The project root for writes: refused when it is `/`, the home or an

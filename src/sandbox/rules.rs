@@ -1,6 +1,9 @@
 //! A `Plan` as a Landlock ruleset, built in the supervisor (it opens
-//! paths and allocates) with the `landlock` crate; the child only applies
-//! the ruleset's file descriptor right before `execve`.
+//! paths and allocates); the child only applies the ruleset's file
+//! descriptor right before `execve`. The `landlock` crate creates the
+//! ruleset (which rights and scopes, best effort above ABI 2); rules are
+//! added with the raw syscall (`exec::landlock_add_path_rule`), because
+//! the crate `fstat`s every rule and a command's ruleset has dozens.
 //!
 //! Landlock only grants: a right given on a directory holds for its whole
 //! tree. A denied path inside a granted tree is carved out by granting
@@ -8,16 +11,21 @@
 //! that must stay reachable inside a denied one (a PATH entry in another
 //! home) is granted again on its own. Listing directories (`ReadDir`) is
 //! granted everywhere: names stay visible, contents do not.
+//!
+//! This runs before every command, so it is written for its system calls:
+//! a directory is read once, its entries' types come from `getdents`, and
+//! each entry is opened relative to its directory.
 
-use std::collections::BTreeSet;
-use std::os::fd::OwnedFd;
+use std::ffi::CStr;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    ABI, Access, AccessFs, BitFlags, CompatLevel, Compatible, PathBeneath, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, Scope,
+    ABI, Access, AccessFs, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr, Scope,
 };
-use nix::fcntl::{OFlag, open};
+use nix::dir::{Dir, Type};
+use nix::fcntl::{OFlag, open, openat};
 use nix::sys::stat::Mode;
 
 use super::Plan;
@@ -40,11 +48,31 @@ fn device_rights() -> BitFlags<AccessFs> {
     AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev
 }
 
-/// One grant: a path and its rights.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One grant: a path (open, when `cover` opened it already), its rights,
+/// and whether it is a directory.
+#[derive(Debug)]
 pub struct Grant {
     pub path: PathBuf,
     pub rights: BitFlags<AccessFs>,
+    pub is_dir: Option<bool>,
+    fd: Option<OwnedFd>,
+}
+
+impl Grant {
+    fn new(path: PathBuf, rights: BitFlags<AccessFs>, is_dir: Option<bool>) -> Grant {
+        Grant {
+            path,
+            rights,
+            is_dir,
+            fd: None,
+        }
+    }
+}
+
+/// `p` is `root` or inside it (byte comparison at a `/` boundary).
+fn under(p: &Path, root: &Path) -> bool {
+    let (p, r) = (p.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+    p.starts_with(r) && (p.len() == r.len() || r.ends_with(b"/") || p[r.len()] == b'/')
 }
 
 /// Grant `rights` on everything under `root` except the `exclude` trees,
@@ -57,53 +85,165 @@ pub fn cover(
     keep: &[PathBuf],
     out: &mut Vec<Grant>,
 ) {
-    // The nearest ancestor-or-self among the excludes and keeps decides
-    // whether `root` itself is inside a carved-out tree.
-    let nearest_exclude = exclude
-        .iter()
-        .filter(|e| root.starts_with(e))
-        .map(|e| e.components().count())
-        .max();
-    let nearest_keep = keep
-        .iter()
-        .filter(|k| root.starts_with(k))
-        .map(|k| k.components().count())
-        .max();
-    let excluded = match (nearest_exclude, nearest_keep) {
-        (Some(e), Some(k)) => e > k,
-        (Some(_), None) => true,
-        (None, _) => false,
+    // The nearest strict ancestor among the excludes and keeps decides
+    // the state `root` inherits (the deeper one wins).
+    let depth = |p: &Path| p.as_os_str().len();
+    let nearest = |set: &[PathBuf]| {
+        set.iter()
+            .filter(|p| p.as_path() != root && under(root, p))
+            .map(|p| depth(p))
+            .max()
     };
-    let below = |set: &[PathBuf]| set.iter().any(|p| p != root && p.starts_with(root));
-    if excluded {
-        // Only the keeps below it come back.
-        if below(keep) {
-            for child in children(root) {
-                if keep.iter().any(|k| k.starts_with(&child)) {
-                    cover(&child, rights, exclude, keep, out);
-                }
-            }
+    let inherited = match (nearest(exclude), nearest(keep)) {
+        (Some(e), Some(k)) => Some(e > k),
+        (Some(_), None) => Some(true),
+        (None, Some(_)) => Some(false),
+        (None, None) => None,
+    };
+    let ex: Vec<&Path> = exclude
+        .iter()
+        .map(PathBuf::as_path)
+        .filter(|e| under(e, root))
+        .collect();
+    let kp: Vec<&Path> = keep
+        .iter()
+        .map(PathBuf::as_path)
+        .filter(|k| under(k, root))
+        .collect();
+    let node = Node {
+        path: root.to_path_buf(),
+        is_dir: None,
+        parent: None,
+    };
+    cover_in(&node, inherited, rights, &ex, &kp, out);
+}
+
+/// A path being covered, and how to open it.
+struct Node<'a> {
+    path: PathBuf,
+    is_dir: Option<bool>,
+    /// Its directory, open (children are opened relative to it).
+    parent: Option<BorrowedFd<'a>>,
+}
+
+impl Node<'_> {
+    /// Open it with `flags` (relative to its directory when known).
+    fn open(&self, flags: OFlag) -> Option<OwnedFd> {
+        let flags = flags | OFlag::O_CLOEXEC | OFlag::O_NOFOLLOW;
+        match (self.parent, self.path.file_name()) {
+            (Some(dir), Some(name)) => openat(dir, name, flags, Mode::empty()).ok(),
+            _ => open(&self.path, flags, Mode::empty()).ok(),
         }
-        return;
     }
-    if !below(exclude) {
-        out.push(Grant {
-            path: root.to_path_buf(),
+
+    fn grant(&self, rights: BitFlags<AccessFs>) -> Grant {
+        Grant {
+            path: self.path.clone(),
             rights,
-        });
-        return;
-    }
-    for child in children(root) {
-        cover(&child, rights, exclude, keep, out);
+            is_dir: self.is_dir,
+            fd: self.open(OFlag::O_PATH),
+        }
     }
 }
 
-/// The entries of a directory (sorted, so rules are deterministic).
-fn children(dir: &Path) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(dir) else {
+/// `cover` below a known state: `excluded_above` is `Some(true)` inside
+/// an excluded tree, `Some(false)` inside a kept one; `ex` and `kp` hold
+/// only the paths under the node.
+fn cover_in(
+    node: &Node<'_>,
+    excluded_above: Option<bool>,
+    rights: BitFlags<AccessFs>,
+    ex: &[&Path],
+    kp: &[&Path],
+    out: &mut Vec<Grant>,
+) {
+    let root = node.path.as_path();
+    let state = if kp.contains(&root) {
+        Some(false)
+    } else if ex.contains(&root) {
+        Some(true)
+    } else {
+        excluded_above
+    };
+    let ex_below: Vec<&Path> = ex.iter().copied().filter(|e| *e != root).collect();
+    let kp_below: Vec<&Path> = kp.iter().copied().filter(|k| *k != root).collect();
+    let excluded = state == Some(true);
+    if excluded && kp_below.is_empty() {
+        return;
+    }
+    if !excluded && ex_below.is_empty() {
+        out.push(node.grant(rights));
+        return;
+    }
+    if node.is_dir == Some(false) {
+        return;
+    }
+    let Some(dir_fd) = node.open(OFlag::O_RDONLY | OFlag::O_DIRECTORY) else {
+        return;
+    };
+    for (name, is_dir) in entries(&dir_fd) {
+        let child = Node {
+            path: root.join(std::ffi::OsStr::from_bytes(name.to_bytes())),
+            is_dir: Some(is_dir),
+            parent: Some(dir_fd.as_fd()),
+        };
+        let sub_ex: Vec<&Path> = ex_below
+            .iter()
+            .copied()
+            .filter(|e| under(e, &child.path))
+            .collect();
+        let sub_kp: Vec<&Path> = kp_below
+            .iter()
+            .copied()
+            .filter(|k| under(k, &child.path))
+            .collect();
+        if excluded && sub_kp.is_empty() {
+            continue;
+        }
+        if !excluded && sub_ex.is_empty() && sub_kp.is_empty() {
+            out.push(child.grant(rights));
+            continue;
+        }
+        cover_in(&child, state, rights, &sub_ex, &sub_kp, out);
+    }
+}
+
+/// A directory's entries with whether each is a directory, sorted (so
+/// rules are deterministic). Symlinks are left out: a symlink's own inode
+/// grants nothing; its target is granted where it lives.
+fn entries(dir: &OwnedFd) -> Vec<(std::ffi::CString, bool)> {
+    let Ok(fd) = dir.try_clone() else {
         return Vec::new();
     };
-    let mut out: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    let Ok(mut d) = Dir::from_fd(fd) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(std::ffi::CString, bool)> = d
+        .iter()
+        .flatten()
+        .filter_map(|e| {
+            let name: &CStr = e.file_name();
+            if name == c"." || name == c".." {
+                return None;
+            }
+            let kind = e.file_type().or_else(|| {
+                nix::sys::stat::fstatat(dir, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
+                    .ok()
+                    .map(|st| {
+                        let k = nix::sys::stat::SFlag::from_bits_truncate(st.st_mode)
+                            & nix::sys::stat::SFlag::S_IFMT;
+                        if k == nix::sys::stat::SFlag::S_IFDIR {
+                            Type::Directory
+                        } else if k == nix::sys::stat::SFlag::S_IFLNK {
+                            Type::Symlink
+                        } else {
+                            Type::File
+                        }
+                    })
+            })?;
+            (kind != Type::Symlink).then(|| (name.to_owned(), kind == Type::Directory))
+        })
+        .collect();
     out.sort();
     out
 }
@@ -113,10 +253,11 @@ fn children(dir: &Path) -> Vec<PathBuf> {
 pub fn grants(plan: &Plan) -> Vec<Grant> {
     let mut out = Vec::new();
     // Listing everywhere (a grant on `/` covers every tree).
-    out.push(Grant {
-        path: PathBuf::from("/"),
-        rights: AccessFs::ReadDir.into(),
-    });
+    out.push(Grant::new(
+        PathBuf::from("/"),
+        AccessFs::ReadDir.into(),
+        Some(true),
+    ));
     // What a command may write it may read.
     let mut keep = plan.read_keep.clone();
     keep.extend(plan.write.iter().cloned());
@@ -129,83 +270,131 @@ pub fn grants(plan: &Plan) -> Vec<Grant> {
         &mut out,
     );
     // `/dev`: ioctls on ttys and the like (ABI 5 confines them).
-    out.push(Grant {
-        path: PathBuf::from("/dev"),
-        rights: AccessFs::IoctlDev.into(),
-    });
-    let mut roots: BTreeSet<PathBuf> = plan.write.iter().cloned().collect();
-    roots.extend(plan.extra_write.iter().map(|(p, _)| p.clone()));
-    for root in &roots {
-        // A root granted on its own (a cache in a home) is writable even
-        // inside an excluded tree; excluded trees inside it are carved out.
-        cover(
-            root,
-            write_rights(),
-            &plan.write_exclude,
-            std::slice::from_ref(root),
-            &mut out,
-        );
+    out.push(Grant::new(
+        PathBuf::from("/dev"),
+        AccessFs::IoctlDev.into(),
+        Some(true),
+    ));
+    let mut roots: Vec<&PathBuf> = plan
+        .write
+        .iter()
+        .chain(plan.extra_write.iter().map(|(p, _)| p))
+        .collect();
+    roots.sort();
+    roots.dedup();
+    for root in roots {
+        write_grants(root, plan, &mut out);
     }
     for d in &plan.devices {
-        out.push(Grant {
-            path: d.clone(),
-            rights: device_rights(),
-        });
+        out.push(Grant::new(d.clone(), device_rights(), Some(false)));
     }
     out
 }
 
-/// Build the ruleset; its file descriptor is what the child applies.
-/// Fails when the kernel cannot enforce ABI 2 (the caller decides what
-/// that means under the sandbox mode).
-pub fn ruleset(plan: &Plan) -> Result<OwnedFd, String> {
-    let err = |e: landlock::RulesetError| format!("cannot build the Landlock ruleset: {e}");
-    let mut created = Ruleset::default()
-        .set_compatibility(CompatLevel::HardRequirement)
-        .handle_access(AccessFs::from_all(ABI::V2))
-        .map_err(err)?
-        .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(AccessFs::from_all(ASKED))
-        .map_err(err)?
-        .scope(Scope::from_all(ABI::V6))
-        .map_err(err)?
-        .create()
-        .map_err(err)?;
-    for g in grants(plan) {
-        let Some((fd, is_dir)) = open_path(&g.path) else {
-            continue;
-        };
-        let rights = if is_dir {
-            g.rights
-        } else {
-            g.rights & AccessFs::from_file(ASKED)
-        };
-        if rights.is_empty() {
-            continue;
-        }
-        created = created
-            .add_rule(PathBeneath::new(fd, rights))
-            .map_err(|e| format!("cannot grant {}: {e}", g.path.display()))?;
-    }
-    let fd: Option<OwnedFd> = created.into();
-    fd.ok_or_else(|| "the kernel gave no Landlock ruleset".to_string())
+/// The grants for one write root: it whole, but its excluded parts (a
+/// root granted on its own, like a cache in a home, is writable even
+/// inside an excluded tree).
+fn write_grants(root: &Path, plan: &Plan, out: &mut Vec<Grant>) {
+    cover(
+        root,
+        write_rights(),
+        &plan.write_exclude,
+        &[root.to_path_buf()],
+        out,
+    );
 }
 
-/// Open a path for a rule (`O_PATH`, not following a final symlink: a
-/// symlink's own inode grants nothing, its target is granted where it
-/// lives), with whether it is a directory.
-fn open_path(p: &Path) -> Option<(OwnedFd, bool)> {
-    use nix::sys::stat::SFlag;
-    let fd = open(
-        p,
-        OFlag::O_PATH | OFlag::O_CLOEXEC | OFlag::O_NOFOLLOW,
-        Mode::empty(),
-    )
-    .ok()?;
-    let st = nix::sys::stat::fstat(&fd).ok()?;
-    let kind = SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT;
-    if kind == SFlag::S_IFLNK {
-        return None;
+/// A ruleset being built: the base grants first, the command's own added
+/// later.
+#[derive(Debug)]
+pub struct Builder {
+    ruleset: OwnedFd,
+    /// The rights the ruleset handles on this kernel (a rule may grant no
+    /// others).
+    handled: BitFlags<AccessFs>,
+}
+
+impl Builder {
+    /// Create the ruleset and add every grant of `plan`. Fails when the
+    /// kernel cannot enforce ABI 2 (the caller decides what that means
+    /// under the sandbox mode). `abi`: the kernel's Landlock ABI.
+    pub fn new(plan: &Plan, abi: u32) -> Result<Builder, String> {
+        let err = |e: landlock::RulesetError| format!("cannot build the Landlock ruleset: {e}");
+        let created = Ruleset::default()
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(AccessFs::from_all(ABI::V2))
+            .map_err(err)?
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(AccessFs::from_all(ASKED))
+            .map_err(err)?
+            .scope(Scope::from_all(ABI::V6))
+            .map_err(err)?
+            .create()
+            .map_err(err)?;
+        let fd: Option<OwnedFd> = created.into();
+        let ruleset = fd.ok_or("the kernel gave no Landlock ruleset")?;
+        let mut b = Builder {
+            ruleset,
+            handled: AccessFs::from_all(ABI::from(abi.min(9) as i32)),
+        };
+        b.add(grants(plan))?;
+        Ok(b)
     }
-    Some((fd, kind == SFlag::S_IFDIR))
+
+    /// Grant writing these roots too (a cache made for this command, a
+    /// harness's own directory, an approved target).
+    pub fn add_write_roots(&mut self, roots: &[PathBuf], plan: &Plan) -> Result<(), String> {
+        let mut out = Vec::new();
+        for r in roots {
+            write_grants(r, plan, &mut out);
+            // And reading them, wherever they are.
+            out.push(Grant::new(r.clone(), read_rights(), None));
+        }
+        self.add(out)
+    }
+
+    fn add(&mut self, grants: Vec<Grant>) -> Result<(), String> {
+        for g in grants {
+            let fd = match g.fd {
+                Some(fd) => fd,
+                None => match open(
+                    &g.path,
+                    OFlag::O_PATH | OFlag::O_CLOEXEC | OFlag::O_NOFOLLOW,
+                    Mode::empty(),
+                ) {
+                    Ok(fd) => fd,
+                    Err(_) => continue,
+                },
+            };
+            let is_dir = match g.is_dir {
+                Some(d) => d,
+                None => {
+                    let Ok(st) = nix::sys::stat::fstat(&fd) else {
+                        continue;
+                    };
+                    let kind = nix::sys::stat::SFlag::from_bits_truncate(st.st_mode)
+                        & nix::sys::stat::SFlag::S_IFMT;
+                    if kind == nix::sys::stat::SFlag::S_IFLNK {
+                        continue;
+                    }
+                    kind == nix::sys::stat::SFlag::S_IFDIR
+                }
+            };
+            let mut rights = g.rights & self.handled;
+            if !is_dir {
+                rights &= AccessFs::from_file(ASKED);
+            }
+            if rights.is_empty() {
+                continue;
+            }
+            crate::exec::landlock_add_path_rule(self.ruleset.as_fd(), fd.as_fd(), rights.bits())
+                .map_err(|e| format!("cannot grant {}: {e}", g.path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// The ruleset's descriptor, for the child.
+    pub fn finish(self) -> OwnedFd {
+        self.ruleset
+    }
 }
