@@ -59,6 +59,14 @@ pub fn landlock_abi() -> Result<u32, i32> {
     unix::landlock_abi()
 }
 
+/// A directory's entries and their `d_type` (`getdents64` on an open
+/// directory).
+pub fn dir_entries(
+    dir: std::os::fd::BorrowedFd<'_>,
+) -> std::io::Result<Vec<(std::ffi::CString, u8)>> {
+    unix::dir_entries(dir)
+}
+
 /// Add a path-beneath rule to a Landlock ruleset (the `landlock` crate
 /// creates the ruleset; this adds rules without its per-rule `fstat`,
 /// for the hundreds a command's ruleset can have).

@@ -542,6 +542,53 @@ unsafe fn write_all(path: &std::ffi::CStr, bytes: &[u8]) -> bool {
     }
 }
 
+/// A directory's entries read with `getdents64` on an open directory
+/// (one or two system calls; `fdopendir` would add four): `(name,
+/// d_type)`, without `.` and `..`.
+pub(crate) fn dir_entries(dir: BorrowedFd<'_>) -> io::Result<Vec<(CString, u8)>> {
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 32 * 1024];
+    loop {
+        // SAFETY: `buf` is a valid writable buffer of the given length for
+        // the kernel to fill with linux_dirent64 records; `dir` is an open
+        // directory.
+        let n = unsafe {
+            libc::syscall(
+                libc::SYS_getdents64,
+                dir.as_raw_fd(),
+                buf.as_mut_ptr(),
+                buf.len(),
+            )
+        };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if n == 0 {
+            return Ok(out);
+        }
+        let n = n as usize;
+        let mut at = 0;
+        // linux_dirent64: u64 ino, i64 off, u16 reclen, u8 type, name\0.
+        while at + 19 < n {
+            let reclen = u16::from_ne_bytes([buf[at + 16], buf[at + 17]]) as usize;
+            if reclen == 0 || at + reclen > n {
+                break;
+            }
+            let kind = buf[at + 18];
+            let name = &buf[at + 19..at + reclen];
+            let len = name.iter().position(|b| *b == 0).unwrap_or(name.len());
+            let name = &name[..len];
+            if name != b"."
+                && name != b".."
+                && let Ok(c) = CString::new(name)
+            {
+                out.push((c, kind));
+            }
+            at += reclen;
+        }
+    }
+}
+
 /// `landlock_add_rule(ruleset, LANDLOCK_RULE_PATH_BENEATH, {access, fd})`:
 /// grant `access` (Landlock's access bits, already narrowed to what the
 /// ruleset handles and what the file's type allows) beneath `path`.

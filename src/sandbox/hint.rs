@@ -39,10 +39,26 @@ enum Kind {
     CrossDevice,
 }
 
+/// How tools say the network is not there (with `sandbox.network` deny).
+const NO_NETWORK: &[&str] = &[
+    "Network is unreachable",
+    "ENETUNREACH",
+    "Temporary failure in name resolution",
+    "EAI_AGAIN",
+    "Could not resolve host",
+    "Name or service not known",
+    "getaddrinfo",
+    "Failed to establish a new connection",
+    "Could not resolve",
+];
+
 /// The hint for a failed command's stderr tail, if the sandbox likely
 /// refused it. `cwd`: where relative paths in messages are.
 pub fn hint(stderr_tail: &[u8], plan: &Plan, cwd: &Path) -> Option<String> {
     let text = String::from_utf8_lossy(stderr_tail);
+    if plan.network == super::Network::Deny && NO_NETWORK.iter().any(|n| text.contains(n)) {
+        return Some("automode: this was likely refused by automode's sandbox: sandbox.network is \"deny\", so commands reach only loopback. To ask for the network once, run: AUTOMODE_SANDBOX=off <the same command> (it will be reviewed).".to_string());
+    }
     let lines: Vec<&str> = text.lines().collect();
     let mut cross_device = false;
     for (i, line) in lines.iter().enumerate() {
@@ -235,6 +251,16 @@ mod tests {
         let got =
             h("mv: cannot move 'a' to '/h/b': Invalid cross-device link\n").unwrap_or_default();
         assert!(got.contains("outside the writable paths"), "{got}");
+    }
+
+    #[test]
+    fn a_network_failure_under_network_deny_says_so() {
+        let mut p = plan();
+        let err = "curl: (6) Could not resolve host: example.com\n";
+        assert_eq!(hint(err.as_bytes(), &p, Path::new("/p")), None);
+        p.network = super::super::Network::Deny;
+        let got = hint(err.as_bytes(), &p, Path::new("/p")).unwrap_or_default();
+        assert!(got.contains("sandbox.network is \"deny\""), "{got}");
     }
 
     #[test]

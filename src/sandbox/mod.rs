@@ -263,6 +263,15 @@ pub const DEVICES: &[(&str, &str)] = &[
     ("/dev/ptmx", "new pseudo-terminals"),
 ];
 
+/// Pathname UNIX sockets every command may connect to where the kernel
+/// confines them (Landlock ABI 9); besides these, only sockets in the
+/// writable paths (the project, temp) are reachable.
+pub const SOCKETS: &[(&str, &str)] = &[
+    ("/run/systemd/resolve", "name resolution through systemd-resolved"),
+    ("/var/run/nscd", "the name service cache"),
+    ("/run/nscd", "the name service cache"),
+];
+
 /// Directories every command may write whole: pseudo-terminals.
 pub const DEVICE_DIRS: &[(&str, &str)] = &[("/dev/pts", "pseudo-terminals")];
 
@@ -452,6 +461,8 @@ pub struct Plan {
     pub read_keep: Vec<PathBuf>,
     /// Device files it may write.
     pub devices: Vec<PathBuf>,
+    /// Directories whose UNIX sockets it may connect to (ABI 9).
+    pub sockets: Vec<PathBuf>,
     /// Protected paths inside the project that exist now (kept read-only).
     pub protect: Vec<PathBuf>,
     /// Protected paths that do not exist yet, whose parent does (a
@@ -681,6 +692,9 @@ fn verb(k: crate::shell::analysis::EffectKind) -> &'static str {
 pub fn base_plan(inp: &Inputs<'_>) -> Plan {
     let places = inp.places;
     let home = places.home.as_deref().and_then(existing);
+    if let Some(h) = &home {
+        resolve_home_by_listing(h);
+    }
     let cfg = inp.config;
     let mut plan = Plan {
         protect_mode: cfg.protect_mode.value,
@@ -717,11 +731,9 @@ pub fn base_plan(inp: &Inputs<'_>) -> Plan {
             plan.write.push(p);
         }
     }
-    for (d, _) in DEVICES {
-        if Path::new(d).exists() {
-            plan.devices.push(PathBuf::from(d));
-        }
-    }
+    // (A missing device is skipped when its rule cannot be opened.)
+    plan.devices
+        .extend(DEVICES.iter().map(|(d, _)| PathBuf::from(d)));
     // Reads: everything but the secrets, automode's own directories and
     // other homes; what must run stays readable.
     plan.read_deny = denied_reads(inp);
@@ -752,10 +764,15 @@ pub fn base_plan(inp: &Inputs<'_>) -> Plan {
     // Protected paths inside the project.
     if let Some(r) = &root {
         let entries: Vec<String> = cfg.protect.iter().map(|p| p.value.clone()).collect();
+        let mut dirs: std::collections::HashMap<PathBuf, bool> = std::collections::HashMap::new();
         for p in protect_paths(r, &entries, &gitdirs) {
             if std::fs::symlink_metadata(&p).is_ok() {
                 plan.protect.push(p);
-            } else if p.parent().is_some_and(Path::is_dir) {
+            } else if let Some(parent) = p.parent()
+                && *dirs
+                    .entry(parent.to_path_buf())
+                    .or_insert_with(|| parent.is_dir())
+            {
                 plan.protect_missing.push(p);
             }
         }
@@ -879,46 +896,84 @@ fn lexical(p: &Path) -> PathBuf {
     out
 }
 
+/// What this thread learnt about paths: resolutions, and the listing of
+/// the home (the plan asks about dozens of names in it: one `getdents`
+/// instead of an `lstat` each).
+#[derive(Default)]
+struct Resolved {
+    paths: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    /// The home's entries: name → is a symlink.
+    home: Option<(PathBuf, std::collections::HashMap<std::ffi::OsString, bool>)>,
+}
+
 thread_local! {
-    /// Paths already resolved by this thread: the plan asks about dozens
-    /// of paths under the same few directories.
-    static RESOLVED: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<PathBuf>>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    static RESOLVED: std::cell::RefCell<Resolved> = std::cell::RefCell::new(Resolved::default());
 }
 
 /// The canonical form of an existing path (symlinks resolved), or `None`
 /// when it does not exist. Each directory on the way is looked at once
-/// per thread (one `lstat`); a missing one answers for everything below
-/// it.
+/// per thread; a missing one answers for everything below it.
 pub fn existing(p: &Path) -> Option<PathBuf> {
     let p = lexical(p);
     RESOLVED.with(|cache| resolve_cached(&mut cache.borrow_mut(), &p))
 }
 
-/// Forget what `existing` learnt (after directories were made).
-pub fn forget_resolved() {
-    RESOLVED.with(|cache| cache.borrow_mut().clear());
+/// Answer names in `home` from one listing of it.
+fn list_home(cache: &mut Resolved, home: &Path) {
+    if cache.home.as_ref().is_some_and(|(h, _)| h == home) {
+        return;
+    }
+    let names = std::fs::read_dir(home)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| {
+                    let link = e.file_type().is_ok_and(|t| t.is_symlink());
+                    (e.file_name(), link)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    cache.home = Some((home.to_path_buf(), names));
 }
 
-fn resolve_cached(
-    cache: &mut std::collections::HashMap<PathBuf, Option<PathBuf>>,
-    p: &Path,
-) -> Option<PathBuf> {
+/// Forget what `existing` learnt (after directories were made).
+pub fn forget_resolved() {
+    RESOLVED.with(|cache| *cache.borrow_mut() = Resolved::default());
+}
+
+/// Use the home's listing for names in it (the caller passes the home).
+pub fn resolve_home_by_listing(home: &Path) {
+    RESOLVED.with(|cache| list_home(&mut cache.borrow_mut(), home));
+}
+
+fn resolve_cached(cache: &mut Resolved, p: &Path) -> Option<PathBuf> {
     let (Some(parent), Some(name)) = (p.parent(), p.file_name()) else {
         return Some(p.to_path_buf());
     };
-    if let Some(known) = cache.get(p) {
+    if let Some(known) = cache.paths.get(p) {
         return known.clone();
     }
     let found = resolve_cached(cache, parent).and_then(|dir| {
         let candidate = dir.join(name);
-        match std::fs::symlink_metadata(&candidate) {
-            Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(&candidate).ok(),
-            Ok(_) => Some(candidate),
-            Err(_) => None,
+        let listed = cache
+            .home
+            .as_ref()
+            .filter(|(h, _)| *h == dir)
+            .map(|(_, names)| names.get(name).copied());
+        let kind = match listed {
+            Some(Some(link)) => Some(link),
+            Some(None) => None,
+            None => std::fs::symlink_metadata(&candidate)
+                .ok()
+                .map(|m| m.file_type().is_symlink()),
+        };
+        match kind {
+            Some(true) => std::fs::canonicalize(&candidate).ok(),
+            Some(false) => Some(candidate),
+            None => None,
         }
     });
-    cache.insert(p.to_path_buf(), found.clone());
+    cache.paths.insert(p.to_path_buf(), found.clone());
     found
 }
 
@@ -995,20 +1050,27 @@ pub fn linked_git_dirs(root: &Path) -> Vec<PathBuf> {
 /// and linked worktrees' own (`.git/modules/*/…`, `.git/worktrees/*/…`).
 pub fn protect_paths(root: &Path, entries: &[String], gitdirs: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
+    let mut inner: Option<Vec<(PathBuf, bool)>> = None;
     for e in entries {
         let rel = e.trim_start_matches("./");
         out.push(root.join(rel));
         if let Some(inside) = rel.strip_prefix(".git/") {
-            for sub in ["modules", "worktrees"] {
-                for d in dirs_in(&root.join(".git").join(sub)) {
-                    out.push(d.join(inside));
-                    if sub == "modules" {
-                        // Nested submodules.
-                        for nested in dirs_in(&d.join("modules")) {
-                            out.push(nested.join(inside));
+            // Submodules' and worktrees' gitdirs (read once).
+            let dirs = inner.get_or_insert_with(|| {
+                let mut dirs = Vec::new();
+                for sub in ["modules", "worktrees"] {
+                    for d in dirs_in(&root.join(".git").join(sub)) {
+                        if sub == "modules" {
+                            // Nested submodules.
+                            dirs.extend(dirs_in(&d.join("modules")).into_iter().map(|n| (n, true)));
                         }
+                        dirs.push((d, sub == "modules"));
                     }
                 }
+                dirs
+            });
+            for (d, _) in dirs.iter() {
+                out.push(d.join(inside));
             }
             // A linked worktree's or submodule's own gitdir, outside the
             // project but writable: its config (and hooks) stay protected.

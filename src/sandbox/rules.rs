@@ -16,7 +16,6 @@
 //! a directory is read once, its entries' types come from `getdents`, and
 //! each entry is opened relative to its directory.
 
-use std::ffi::CStr;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -24,7 +23,7 @@ use std::path::{Path, PathBuf};
 use landlock::{
     ABI, Access, AccessFs, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr, Scope,
 };
-use nix::dir::{Dir, Type};
+use nix::dir::Type;
 use nix::fcntl::{OFlag, open, openat};
 use nix::sys::stat::Mode;
 
@@ -212,36 +211,35 @@ fn cover_in(
 /// rules are deterministic). Symlinks are left out: a symlink's own inode
 /// grants nothing; its target is granted where it lives.
 fn entries(dir: &OwnedFd) -> Vec<(std::ffi::CString, bool)> {
-    let Ok(fd) = dir.try_clone() else {
+    let Ok(raw) = crate::exec::dir_entries(dir.as_fd()) else {
         return Vec::new();
     };
-    let Ok(mut d) = Dir::from_fd(fd) else {
-        return Vec::new();
-    };
-    let mut out: Vec<(std::ffi::CString, bool)> = d
-        .iter()
-        .flatten()
-        .filter_map(|e| {
-            let name: &CStr = e.file_name();
-            if name == c"." || name == c".." {
-                return None;
-            }
-            let kind = e.file_type().or_else(|| {
-                nix::sys::stat::fstatat(dir, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW)
-                    .ok()
-                    .map(|st| {
-                        let k = nix::sys::stat::SFlag::from_bits_truncate(st.st_mode)
-                            & nix::sys::stat::SFlag::S_IFMT;
-                        if k == nix::sys::stat::SFlag::S_IFDIR {
-                            Type::Directory
-                        } else if k == nix::sys::stat::SFlag::S_IFLNK {
-                            Type::Symlink
-                        } else {
-                            Type::File
-                        }
-                    })
-            })?;
-            (kind != Type::Symlink).then(|| (name.to_owned(), kind == Type::Directory))
+    let mut out: Vec<(std::ffi::CString, bool)> = raw
+        .into_iter()
+        .filter_map(|(name, kind)| {
+            let kind = match kind {
+                libc::DT_DIR => Type::Directory,
+                libc::DT_LNK => Type::Symlink,
+                libc::DT_UNKNOWN => {
+                    let st = nix::sys::stat::fstatat(
+                        dir,
+                        name.as_c_str(),
+                        nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+                    )
+                    .ok()?;
+                    let k = nix::sys::stat::SFlag::from_bits_truncate(st.st_mode)
+                        & nix::sys::stat::SFlag::S_IFMT;
+                    if k == nix::sys::stat::SFlag::S_IFDIR {
+                        Type::Directory
+                    } else if k == nix::sys::stat::SFlag::S_IFLNK {
+                        Type::Symlink
+                    } else {
+                        Type::File
+                    }
+                }
+                _ => Type::File,
+            };
+            (kind != Type::Symlink).then_some((name, kind == Type::Directory))
         })
         .collect();
     out.sort();
@@ -287,6 +285,9 @@ pub fn grants(plan: &Plan) -> Vec<Grant> {
     }
     for d in &plan.devices {
         out.push(Grant::new(d.clone(), device_rights(), Some(false)));
+    }
+    for d in &plan.sockets {
+        out.push(Grant::new(d.clone(), AccessFs::ResolveUnix.into(), Some(true)));
     }
     out
 }
@@ -355,6 +356,9 @@ impl Builder {
 
     fn add(&mut self, grants: Vec<Grant>) -> Result<(), String> {
         for g in grants {
+            if (g.rights & self.handled).is_empty() {
+                continue;
+            }
             let fd = match g.fd {
                 Some(fd) => fd,
                 None => match open(

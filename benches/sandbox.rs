@@ -1,0 +1,122 @@
+//! What building a command's sandbox costs in the supervisor (not a
+//! timed test): the base plan (paths looked up, denied and kept trees),
+//! the Landlock ruleset with its rules, and both, in a fresh temp home
+//! and project and in a home with many entries (a developer's), as
+//! medians over rounds. The whole start-up, sandbox included, is
+//! `scripts/bench.sh`. Run: `cargo bench --bench sandbox`.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use automode::config::{self, LoadInput};
+use automode::policy::places::Places;
+use automode::sandbox::{self, OwnedInputs};
+
+fn median(rounds: usize, mut f: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..rounds)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn inputs(home: &Path, project: &Path) -> OwnedInputs {
+    let cfg = config::load(&LoadInput {
+        home: Some(home),
+        xdg_config_home: None,
+        cwd: Some(project),
+        inline: None,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    OwnedInputs {
+        config: cfg.sandbox,
+        places: Places {
+            home: Some(home.to_path_buf()),
+            cwd: project.to_path_buf(),
+            automode_config: Some(home.join(".config/automode")),
+            automode_state: Some(home.join(".local/state/automode")),
+            ..Places::default()
+        },
+        project: project.to_path_buf(),
+        env: vec![
+            ("HOME".into(), home.display().to_string()),
+            ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
+        ],
+        keep: vec![PathBuf::from("/usr/bin"), PathBuf::from("/bin")],
+        classifier_key: None,
+    }
+}
+
+fn main() {
+    let abi = match automode::exec::landlock_abi() {
+        Ok(a) if a >= 2 => a,
+        other => {
+            println!("sandbox bench: Landlock unavailable ({other:?}); nothing to time");
+            return;
+        }
+    };
+    let base = std::fs::canonicalize(if Path::new("/var/tmp").is_dir() {
+        "/var/tmp"
+    } else {
+        "/tmp"
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir_in(&base).unwrap_or_else(|e| panic!("{e}"));
+    let root = std::fs::canonicalize(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let fresh = root.join("fresh-home");
+    let busy = root.join("busy-home");
+    let project = root.join("project");
+    for d in [&fresh, &busy, &project] {
+        std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
+    }
+    std::fs::create_dir_all(fresh.join(".local/state/automode")).unwrap_or_else(|e| panic!("{e}"));
+    // A developer's home: 80 entries, a few secrets, a populated ~/.config.
+    for i in 0..70 {
+        std::fs::create_dir_all(busy.join(format!(".tool{i}"))).unwrap_or_else(|e| panic!("{e}"));
+    }
+    for d in [
+        ".ssh",
+        ".aws",
+        ".gnupg",
+        ".cargo/registry",
+        ".local/state/automode",
+        ".local/share/keyrings",
+    ] {
+        std::fs::create_dir_all(busy.join(d)).unwrap_or_else(|e| panic!("{e}"));
+    }
+    for i in 0..30 {
+        std::fs::create_dir_all(busy.join(format!(".config/app{i}")))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    std::fs::create_dir_all(busy.join(".config/gh")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(busy.join(".netrc"), "machine x").unwrap_or_else(|e| panic!("{e}"));
+    println!("sandbox bench: Landlock ABI {abi}; medians of 300 rounds");
+    for (name, home) in [("fresh home", &fresh), ("developer's home", &busy)] {
+        let inp = inputs(home, &project);
+        let plan = inp.with(sandbox::base_plan);
+        let rules = sandbox::rules::grants(&plan).len();
+        let t_plan = median(300, || {
+            sandbox::forget_resolved();
+            let _ = inp.with(sandbox::base_plan);
+        });
+        let t_rules = median(300, || {
+            let _ = sandbox::rules::Builder::new(&plan, abi).map(sandbox::rules::Builder::finish);
+        });
+        let t_all = median(300, || {
+            sandbox::forget_resolved();
+            let _ = sandbox::prepare(&inp, abi)
+                .ruleset
+                .map(sandbox::rules::Builder::finish);
+        });
+        println!(
+            "  {name:18} {rules:4} rules   plan {:7.1} us   ruleset {:7.1} us   both {:7.1} us",
+            t_plan.as_secs_f64() * 1e6,
+            t_rules.as_secs_f64() * 1e6,
+            t_all.as_secs_f64() * 1e6
+        );
+    }
+}
