@@ -81,9 +81,12 @@ def main():
     # (absent) configuration, decides, builds the sandbox, and records
     # session state and the audit records, as in real use.
     base = "/var/tmp" if os.path.isdir("/var/tmp") else None
-    home = tempfile.mkdtemp(prefix="automode-bench-home-", dir=base)
-    plain = tempfile.mkdtemp(prefix="automode-bench-project-", dir=base)
-    gitproj = tempfile.mkdtemp(prefix="automode-bench-git-", dir=base)
+    scratch = tempfile.TemporaryDirectory(prefix="automode-bench-", dir=base)
+    home = os.path.join(scratch.name, "home")
+    plain = os.path.join(scratch.name, "project")
+    gitproj = os.path.join(scratch.name, "git-project")
+    for d in (home, plain, gitproj):
+        os.mkdir(d)
     subprocess.run(["git", "init", "-q", gitproj], check=True)
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8",
            "AUTOMODE_SESSION": "bench"}
