@@ -267,7 +267,10 @@ pub const DEVICES: &[(&str, &str)] = &[
 /// confines them (Landlock ABI 9); besides these, only sockets in the
 /// writable paths (the project, temp) are reachable.
 pub const SOCKETS: &[(&str, &str)] = &[
-    ("/run/systemd/resolve", "name resolution through systemd-resolved"),
+    (
+        "/run/systemd/resolve",
+        "name resolution through systemd-resolved",
+    ),
     ("/var/run/nscd", "the name service cache"),
     ("/run/nscd", "the name service cache"),
 ];

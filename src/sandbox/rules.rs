@@ -287,7 +287,11 @@ pub fn grants(plan: &Plan) -> Vec<Grant> {
         out.push(Grant::new(d.clone(), device_rights(), Some(false)));
     }
     for d in &plan.sockets {
-        out.push(Grant::new(d.clone(), AccessFs::ResolveUnix.into(), Some(true)));
+        out.push(Grant::new(
+            d.clone(),
+            AccessFs::ResolveUnix.into(),
+            Some(true),
+        ));
     }
     out
 }
