@@ -70,7 +70,8 @@ fn main() {
     let fresh = root.join("fresh-home");
     let busy = root.join("busy-home");
     let project = root.join("project");
-    for d in [&fresh, &busy, &project] {
+    let gitproject = root.join("git-project");
+    for d in [&fresh, &busy, &project, &gitproject] {
         std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{e}"));
     }
     std::fs::create_dir_all(fresh.join(".local/state/automode")).unwrap_or_else(|e| panic!("{e}"));
@@ -94,9 +95,19 @@ fn main() {
     }
     std::fs::create_dir_all(busy.join(".config/gh")).unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(busy.join(".netrc"), "machine x").unwrap_or_else(|e| panic!("{e}"));
+    // A git project: its hooks and config are bound read-only in a mount
+    // namespace, and the secrets are covered there instead of carved out.
+    for d in [".git/hooks", ".git/objects"] {
+        std::fs::create_dir_all(gitproject.join(d)).unwrap_or_else(|e| panic!("{e}"));
+    }
+    std::fs::write(gitproject.join(".git/config"), "[core]\n").unwrap_or_else(|e| panic!("{e}"));
     println!("sandbox bench: Landlock ABI {abi}; medians of 300 rounds");
-    for (name, home) in [("fresh home", &fresh), ("developer's home", &busy)] {
-        let inp = inputs(home, &project);
+    for (name, home, project) in [
+        ("fresh home", &fresh, &project),
+        ("developer's home", &busy, &project),
+        ("  … git project", &busy, &gitproject),
+    ] {
+        let inp = inputs(home, project);
         let plan = inp.with(sandbox::base_plan);
         let rules = sandbox::rules::grants(&plan).len();
         let t_plan = median(300, || {
@@ -113,7 +124,16 @@ fn main() {
                 .map(sandbox::rules::Builder::finish);
         });
         println!(
-            "  {name:18} {rules:4} rules   plan {:7.1} us   ruleset {:7.1} us   both {:7.1} us",
+            "  {name:18} {rules:4} rules{}",
+            if plan.namespace {
+                " (mount namespace)"
+            } else {
+                ""
+            }
+        );
+        println!(
+            "  {:18} plan {:7.1} us   ruleset {:7.1} us   both {:7.1} us",
+            "",
             t_plan.as_secs_f64() * 1e6,
             t_rules.as_secs_f64() * 1e6,
             t_all.as_secs_f64() * 1e6

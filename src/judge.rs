@@ -128,6 +128,8 @@ impl SandboxDecision {
             );
             obj.insert("protect_mode".into(), serde_json::json!(p.protect_mode));
             obj.insert("network".into(), serde_json::json!(p.network));
+            obj.insert("namespace".into(), p.namespace.into());
+            obj.insert("hidden".into(), list(&p.hide).into());
             obj.insert("withheld_env".into(), p.withheld_env.clone().into());
             obj.insert("max_file_bytes".into(), p.max_file_bytes.into());
             obj.insert("project_refused".into(), p.project_refused.clone().into());

@@ -64,16 +64,22 @@ pub fn supervise(
         env.retain(|(name, _)| name != k.as_str());
         env.push((OsString::from(k), OsString::from(v)));
     }
-    let ruleset = sandbox.map(|(_, fd)| fd);
-    let sandbox = sandbox.map(|(p, _)| p);
-    if let Some(p) = sandbox {
+    let mut plan_now = sandbox.map(|(p, _)| p.clone());
+    let mut ruleset = match sandbox.map(|(_, fd)| fd.try_clone()) {
+        Some(Ok(fd)) => Some(fd),
+        Some(Err(e)) => {
+            report::sandbox_failed(&format!("cannot duplicate the Landlock ruleset: {e}"));
+            return (Exit::Blocked, None);
+        }
+        None => None,
+    };
+    if let Some(p) = &plan_now {
         env.retain(|(name, _)| !p.withheld_env.iter().any(|w| name == w.as_str()));
     }
-    let mut how = sandbox.map(Confine::choose);
     loop {
-        let confinement = match (sandbox, ruleset, &how) {
-            (Some(plan), Some(fd), Some(c)) => match c.build(plan, fd) {
-                Ok(conf) => Some(conf),
+        let confinement = match (&plan_now, &ruleset) {
+            (Some(plan), Some(fd)) => match confinement(plan, fd) {
+                Ok(c) => Some(c),
                 Err(why) => {
                     report::sandbox_failed(&why);
                     return (Exit::Blocked, None);
@@ -81,11 +87,11 @@ pub fn supervise(
             },
             _ => None,
         };
-        let snapshot = match (sandbox, &how) {
-            (Some(plan), Some(c)) => Snapshot::take(&c.watched(plan)),
-            _ => Snapshot::default(),
+        let snapshot = match &plan_now {
+            Some(plan) => Snapshot::take(&watched(plan)),
+            None => Snapshot::default(),
         };
-        let plan = ExecPlan {
+        let exec_plan = ExecPlan {
             program: program.clone(),
             argv: argv.clone(),
             env: env.clone(),
@@ -97,29 +103,41 @@ pub fn supervise(
             workspace: Some(workspace.clone()),
             terminal_stdin,
             confinement,
-            keep_stderr_tail: sandbox.is_some(),
+            keep_stderr_tail: plan_now.is_some(),
         };
-        let result = exec::run(&plan, on_start);
-        if let (Some(p), Some(c)) = (sandbox, &how) {
-            report_restored(&snapshot, p, c);
+        let result = exec::run(&exec_plan, on_start);
+        if let Some(p) = &plan_now {
+            report_restored(&snapshot, p);
         }
         return match result {
             Ok(outcome) => {
                 report::outcome(&outcome, limits.timeout, limits.output_limit);
                 let exit = exit_of(&outcome);
-                if let Some(p) = sandbox {
+                if let Some(p) = &plan_now {
                     after_confined(&outcome, exit, p, cwd);
                 }
                 (exit, Some(outcome))
             }
             // No user namespace after all (a container, a restricting
             // AppArmor profile): nothing ran, so run it again with the
-            // integrity check instead of the read-only binds.
+            // integrity check instead of the read-only binds, and every
+            // secret carved out by Landlock instead of covered.
             Err(ExecError::Confine {
                 namespace: true,
                 step,
-            }) if how.as_ref().is_some_and(|c| c.may_fall_back) => {
-                how = how.map(|c| c.without_namespace(&step));
+            }) if plan_now.as_ref().is_some_and(may_fall_back) => {
+                report::sandbox_namespace_fallback(&step);
+                let Some(plan) = plan_now.as_mut() else {
+                    return (Exit::Internal, None);
+                };
+                plan.without_namespace();
+                match sandbox::rules::Builder::new(plan, plan.abi) {
+                    Ok(b) => ruleset = Some(b.finish()),
+                    Err(why) => {
+                        report::sandbox_failed(&why);
+                        return (Exit::Blocked, None);
+                    }
+                }
                 continue;
             }
             Err(err) => {
@@ -136,70 +154,46 @@ pub fn supervise(
     }
 }
 
-/// How protected paths are kept and the network cut for one command.
-#[derive(Debug, Clone)]
-struct Confine {
-    /// Read-only binds in a private mount namespace.
-    namespace: bool,
-    /// The namespace may be dropped for the integrity check if it
-    /// cannot be made.
-    may_fall_back: bool,
+/// The namespace may be dropped when it cannot be made: protected paths
+/// are then checked after the command (not with `protectMode: mount`, and
+/// never for a cut network, which needs it).
+fn may_fall_back(plan: &Plan) -> bool {
+    plan.namespace && plan.protect_mode == ProtectMode::Auto && plan.network != Network::Deny
 }
 
-impl Confine {
-    fn choose(plan: &Plan) -> Confine {
-        let network_off = plan.network == Network::Deny;
-        let wants_binds = !plan.protect.is_empty();
-        let (namespace, may_fall_back) = match plan.protect_mode {
-            ProtectMode::Restore => (network_off, false),
-            ProtectMode::Mount => (wants_binds || network_off, false),
-            ProtectMode::Auto => {
-                let possible = sandbox::user_namespaces_possible();
-                ((wants_binds && possible) || network_off, !network_off)
-            }
-        };
-        Confine {
-            namespace,
-            may_fall_back,
-        }
+/// The paths the integrity check watches: every protected one without
+/// binds, else only those that do not exist yet.
+fn watched(plan: &Plan) -> Vec<PathBuf> {
+    if plan.namespace && plan.protect_mode != ProtectMode::Restore {
+        plan.protect_missing.clone()
+    } else {
+        [plan.protect.clone(), plan.protect_missing.clone()].concat()
     }
+}
 
-    fn without_namespace(self, why: &str) -> Confine {
-        report::sandbox_namespace_fallback(why);
-        Confine {
-            namespace: false,
-            may_fall_back: false,
-        }
-    }
-
-    /// The paths the integrity check watches: every protected one without
-    /// binds, else only those that do not exist yet.
-    fn watched(&self, plan: &Plan) -> Vec<PathBuf> {
-        if self.namespace {
-            plan.protect_missing.clone()
-        } else {
-            [plan.protect.clone(), plan.protect_missing.clone()].concat()
-        }
-    }
-
-    fn build(&self, plan: &Plan, ruleset: &OwnedFd) -> Result<Confinement, String> {
-        Ok(Confinement {
-            ruleset: Some(
-                ruleset
-                    .try_clone()
-                    .map_err(|e| format!("cannot duplicate the Landlock ruleset: {e}"))?,
-            ),
-            namespace: self.namespace.then(|| Namespace {
-                read_only: plan.protect.clone(),
-                network_off: plan.network == Network::Deny,
-            }),
-            max_file_bytes: Some(plan.max_file_bytes),
-        })
-    }
+/// The child's confinement for a plan and its ruleset.
+fn confinement(plan: &Plan, ruleset: &OwnedFd) -> Result<Confinement, String> {
+    Ok(Confinement {
+        ruleset: Some(
+            ruleset
+                .try_clone()
+                .map_err(|e| format!("cannot duplicate the Landlock ruleset: {e}"))?,
+        ),
+        namespace: plan.namespace.then(|| Namespace {
+            read_only: if plan.protect_mode == ProtectMode::Restore {
+                Vec::new()
+            } else {
+                plan.protect.clone()
+            },
+            hide: plan.hide.clone(),
+            network_off: plan.network == Network::Deny,
+        }),
+        max_file_bytes: Some(plan.max_file_bytes),
+    })
 }
 
 /// Undo and report what the command changed in protected paths.
-fn report_restored(snapshot: &Snapshot, plan: &Plan, _how: &Confine) {
+fn report_restored(snapshot: &Snapshot, plan: &Plan) {
     if snapshot.is_empty() {
         return;
     }

@@ -148,6 +148,38 @@ fn secrets_cannot_be_read() {
 }
 
 #[test]
+fn secrets_stay_unreadable_when_covered_in_the_mount_namespace() {
+    if !landlock_or_skip("covered secrets") {
+        return;
+    }
+    // A git project: protected paths are bound read-only in a mount
+    // namespace, and the secrets are covered there (not carved out of
+    // the Landlock grants).
+    let env = confined();
+    write(
+        &env.home.join(".netrc"),
+        "machine example.com password hunter2\n",
+    );
+    git(&env.work, &["init", "-q"]);
+    let v: Value =
+        serde_json::from_str(&run(env.automode().args(["check", "--json", "true"])).stdout())
+            .unwrap();
+    assert_eq!(v["sandbox"]["namespace"], true, "{}", v["sandbox"]);
+    let home = env.home.display();
+    let r = run(&mut env.script(&format!(
+        "cat {home}/.ssh/id_ed25519; cat {home}/.netrc; ls -A {home}/.ssh; \
+         umount {home}/.ssh; umount {home}/.netrc; cat {home}/.ssh/id_ed25519 {home}/.netrc; \
+         cp -r {home}/.ssh stolen; cat stolen/id_ed25519; echo done"
+    )));
+    assert!(r.stdout().ends_with("done\n"), "{}", r.stderr());
+    assert!(!r.stdout().contains("PRIVATE"), "{}", r.stdout());
+    assert!(!r.stdout().contains("hunter2"), "{}", r.stdout());
+    assert!(!r.stdout().contains("id_ed25519"), "listed: {}", r.stdout());
+    // The real files are untouched.
+    assert_eq!(read(&env.home.join(".ssh/id_ed25519")), "PRIVATE KEY\n");
+}
+
+#[test]
 fn nothing_inside_can_lift_the_confinement() {
     if !landlock_or_skip("lift") {
         return;

@@ -140,11 +140,13 @@ pub struct Confinement {
 }
 
 /// A private mount namespace: these paths bound read-only onto
-/// themselves; with `network_off`, also a network namespace with only
-/// loopback.
+/// themselves, those covered (an empty read-only tmpfs over a directory,
+/// `/dev/null` over a file); with `network_off`, also a network namespace
+/// with only loopback.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Namespace {
     pub read_only: Vec<PathBuf>,
+    pub hide: Vec<PathBuf>,
     pub network_off: bool,
 }
 
@@ -303,6 +305,8 @@ pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecE
                 uid_map: &n.uid_map,
                 gid_map: &n.gid_map,
                 read_only: &n.read_only,
+                hide_dirs: &n.hide_dirs,
+                hide_files: &n.hide_files,
                 network_off: n.network_off,
             }),
         max_file_bytes: plan.confinement.as_ref().and_then(|c| c.max_file_bytes),
@@ -356,7 +360,10 @@ pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecE
             let (what, namespace) = match stage {
                 unix::ConfineStage::UserNamespace => ("creating a user namespace", true),
                 unix::ConfineStage::IdMap => ("mapping ids in the user namespace", true),
-                unix::ConfineStage::Mounts => ("binding protected paths read-only", true),
+                unix::ConfineStage::Mounts => (
+                    "binding protected paths read-only and covering secrets",
+                    true,
+                ),
                 unix::ConfineStage::Loopback => {
                     ("bringing up loopback in the network namespace", true)
                 }
@@ -426,6 +433,8 @@ struct ReadyNamespace {
     uid_map: CString,
     gid_map: CString,
     read_only: Vec<(CString, libc::c_ulong)>,
+    hide_dirs: Vec<CString>,
+    hide_files: Vec<CString>,
     network_off: bool,
 }
 
@@ -442,11 +451,22 @@ impl PreparedNamespace {
             let c = CString::new(p.as_os_str().as_bytes()).map_err(|_| bad("a protected path"))?;
             read_only.push((c, kept_mount_flags(p)));
         }
+        let (mut hide_dirs, mut hide_files) = (Vec::new(), Vec::new());
+        for p in &ns.hide {
+            let c = CString::new(p.as_os_str().as_bytes()).map_err(|_| bad("a denied path"))?;
+            if p.is_dir() {
+                hide_dirs.push(c);
+            } else {
+                hide_files.push(c);
+            }
+        }
         Ok(PreparedNamespace {
             namespace: Some(ReadyNamespace {
                 uid_map: CString::new(format!("{uid} {uid} 1")).map_err(|_| bad("uid_map"))?,
                 gid_map: CString::new(format!("{gid} {gid} 1")).map_err(|_| bad("gid_map"))?,
                 read_only,
+                hide_dirs,
+                hide_files,
                 network_off: ns.network_off,
             }),
         })

@@ -171,6 +171,10 @@ pub(crate) struct ChildNamespace<'a> {
     /// Paths bound read-only onto themselves, with the mount flags their
     /// mount already has (a user namespace may not clear them).
     pub read_only: &'a [(CString, libc::c_ulong)],
+    /// Directories covered by an empty read-only tmpfs, and files by
+    /// `/dev/null` (denied reads).
+    pub hide_dirs: &'a [CString],
+    pub hide_files: &'a [CString],
     /// Also a new network namespace, with its loopback brought up.
     pub network_off: bool,
 }
@@ -493,6 +497,30 @@ unsafe fn confine(c: &ChildFds<'_>) {
                         libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | kept,
                         std::ptr::null(),
                     ) != 0
+                {
+                    fail(ConfineStage::Mounts);
+                }
+            }
+            for dir in ns.hide_dirs {
+                if libc::mount(
+                    c"none".as_ptr(),
+                    dir.as_ptr(),
+                    c"tmpfs".as_ptr(),
+                    libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                    c"size=4k,nr_inodes=2,mode=0".as_ptr().cast(),
+                ) != 0
+                {
+                    fail(ConfineStage::Mounts);
+                }
+            }
+            for file in ns.hide_files {
+                if libc::mount(
+                    c"/dev/null".as_ptr(),
+                    file.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND,
+                    std::ptr::null(),
+                ) != 0
                 {
                     fail(ConfineStage::Mounts);
                 }

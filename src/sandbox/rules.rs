@@ -263,7 +263,7 @@ pub fn grants(plan: &Plan) -> Vec<Grant> {
     cover(
         Path::new("/"),
         read_rights(),
-        &plan.read_deny,
+        &plan.carved(),
         &keep,
         &mut out,
     );
