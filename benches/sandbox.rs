@@ -1,6 +1,8 @@
 //! What building a command's sandbox costs in the supervisor (not a
 //! timed test): the base plan (paths looked up, denied and kept trees),
-//! the Landlock ruleset with its rules, and both, in a fresh temp home
+//! the Landlock ruleset with its rules, both, and both from the cache
+//! (`sandbox/cache.rs`: the witnesses checked, the rules added again), in
+//! a fresh temp home
 //! and project and in a home with many entries (a developer's), as
 //! medians over rounds. The whole start-up, sandbox included, is
 //! `scripts/bench.sh`. Run: `cargo bench --bench sandbox`.
@@ -116,12 +118,29 @@ fn main() {
         });
         let t_rules = median(300, || {
             let _ = sandbox::rules::Builder::new(&plan, abi).map(sandbox::rules::Builder::finish);
+            sandbox::rules::release_held();
         });
         let t_all = median(300, || {
             sandbox::forget_resolved();
             let _ = sandbox::prepare(&inp, abi)
                 .ruleset
                 .map(sandbox::rules::Builder::finish);
+            sandbox::rules::release_held();
+        });
+        let state = root.join(format!(
+            "state-{}",
+            name.trim_start_matches(['.', ' ', '…'])
+        ));
+        std::fs::create_dir_all(&state).unwrap_or_else(|e| panic!("{e}"));
+        // Stored once the trees above are older than the cache's
+        // racy window.
+        std::thread::sleep(Duration::from_millis(150));
+        let _ = sandbox::prepare_cached(&inp, abi, &state);
+        let t_cached = median(300, || {
+            let _ = sandbox::prepare_cached(&inp, abi, &state)
+                .ruleset
+                .map(sandbox::rules::Builder::finish);
+            sandbox::rules::release_held();
         });
         println!(
             "  {name:18} {rules:4} rules{}",
@@ -132,11 +151,12 @@ fn main() {
             }
         );
         println!(
-            "  {:18} plan {:7.1} us   ruleset {:7.1} us   both {:7.1} us",
+            "  {:18} plan {:7.1} us   ruleset {:7.1} us   both {:7.1} us   cached {:7.1} us",
             "",
             t_plan.as_secs_f64() * 1e6,
             t_rules.as_secs_f64() * 1e6,
-            t_all.as_secs_f64() * 1e6
+            t_all.as_secs_f64() * 1e6,
+            t_cached.as_secs_f64() * 1e6
         );
     }
 }

@@ -427,7 +427,12 @@ impl Judge {
             };
         }
         let owned = self.sandbox_inputs(ctx, cwd);
-        let prepared = sandbox::prepare(&owned, self.kernel.abi);
+        let prepared = match (&owned.places.automode_state, will_run) {
+            // Only a command that runs may write the cache (`check`
+            // changes nothing).
+            (Some(state), true) => sandbox::prepare_cached(&owned, self.kernel.abi, state),
+            _ => sandbox::prepare(&owned, self.kernel.abi),
+        };
         let sandbox::Prepared { mut plan, ruleset } = prepared;
         let programs: Vec<&str> = analysis
             .map(|a| a.commands.iter().filter_map(|c| c.base_name()).collect())

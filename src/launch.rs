@@ -105,7 +105,10 @@ pub fn supervise(
             confinement,
             keep_stderr_tail: plan_now.is_some(),
         };
-        let result = exec::run(&exec_plan, on_start);
+        let result = exec::run(&exec_plan, &mut || {
+            sandbox::rules::release_held();
+            on_start();
+        });
         if let Some(p) = &plan_now {
             report_restored(&snapshot, p);
         }

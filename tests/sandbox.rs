@@ -148,6 +148,48 @@ fn secrets_cannot_be_read() {
 }
 
 #[test]
+fn a_secret_made_after_the_sandbox_was_cached_is_denied_at_once() {
+    if !landlock_or_skip("cached") {
+        return;
+    }
+    let env = Env::supervision_only();
+    let state = env.root().join("state/automode/sandbox");
+    // The plan is stored once what it was built from has settled (a
+    // directory changed within 100 ms is not trusted to the cache).
+    let mut stored = false;
+    for _ in 0..20 {
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        let r = run(&mut env.script("true"));
+        assert_eq!(r.code(), Some(0), "{}", r.stderr());
+        if std::fs::read_dir(&state).is_ok_and(|mut d| d.next().is_some()) {
+            stored = true;
+            break;
+        }
+    }
+    assert!(stored, "no cache entry in {}", state.display());
+    // A key that appears now is in no cached listing: the entry is stale,
+    // the plan is built again, and the key is denied.
+    write(&env.home.join(".ssh/id_ed25519"), "PRIVATE KEY\n");
+    let r = run(&mut env.script("cat ~/.ssh/id_ed25519"));
+    assert_ne!(r.code(), Some(0));
+    assert!(!r.stdout().contains("PRIVATE"), "{}", r.stdout());
+    // So is one made inside a directory that was there before (the
+    // configuration directory, outside the home here).
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    let _ = run(&mut env.script("true"));
+    write(
+        &env.root().join("config/gh/hosts.yml"),
+        "oauth_token: SECRET\n",
+    );
+    let r = run(&mut env.script("cat $XDG_CONFIG_HOME/gh/hosts.yml"));
+    assert_ne!(r.code(), Some(0));
+    assert!(!r.stdout().contains("SECRET"), "{}", r.stdout());
+    // The entries are automode's: a command cannot read them.
+    let r = run(&mut env.script(&format!("cat {}/*", state.display())));
+    assert_ne!(r.code(), Some(0), "{}", r.stdout());
+}
+
+#[test]
 fn secrets_stay_unreadable_when_covered_in_the_mount_namespace() {
     if !landlock_or_skip("covered secrets") {
         return;

@@ -11,6 +11,7 @@
 //! supervisor itself stays unconfined. Messages about the sandbox are in
 //! `hint.rs`; the integrity check of protected paths in `protect.rs`.
 
+pub mod cache;
 pub mod env;
 pub mod hint;
 pub mod protect;
@@ -450,7 +451,7 @@ pub const ABI_GAPS: &[(u32, &str)] = &[
 ];
 
 /// What one command gets.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Plan {
     /// Directories and files it may write whole (canonical, existing).
     pub write: Vec<PathBuf>,
@@ -552,14 +553,21 @@ pub struct OwnedInputs {
 }
 
 impl OwnedInputs {
+    /// A variable of the command's environment.
+    pub fn var(&self, k: &str) -> Option<String> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+    }
+
     /// Run `f` with these as `Inputs`.
     pub fn with<R>(&self, f: impl FnOnce(&Inputs<'_>) -> R) -> R {
         let var = |k: &str| {
-            self.env
-                .iter()
-                .rev()
-                .find(|(n, _)| n == k)
-                .map(|(_, v)| v.clone())
+            let v = self.var(k);
+            cache::var(k, v.as_deref());
+            v
         };
         let inputs = Inputs {
             config: &self.config,
@@ -591,6 +599,42 @@ pub fn prepare(inp: &OwnedInputs, abi: u32) -> Prepared {
     plan.abi = abi;
     let ruleset = rules::Builder::new(&plan, abi);
     Prepared { plan, ruleset }
+}
+
+/// `prepare`, remembered in automode's state directory `state` between
+/// commands (`cache.rs`): used while every path it was built from is
+/// unchanged, built and stored again otherwise.
+pub fn prepare_cached(inp: &OwnedInputs, abi: u32, state: &Path) -> Prepared {
+    let store = cache_for(inp, abi, state);
+    if let Some((plan, specs)) = store.load(&|k| inp.var(k)) {
+        let ruleset = rules::Builder::from_specs(&specs, abi);
+        return Prepared { plan, ruleset };
+    }
+    // What earlier lookups learnt was not witnessed: look again.
+    forget_resolved();
+    let prepared = store.build(|| {
+        let p = prepare(inp, abi);
+        let specs = p.ruleset.as_ref().ok().map(|b| b.added.clone());
+        (p, specs)
+    });
+    forget_resolved();
+    prepared
+}
+
+/// The cache entry for these inputs: keyed by everything the base plan
+/// takes that is neither a path on disk nor a variable (both witnessed).
+fn cache_for(inp: &OwnedInputs, abi: u32, state: &Path) -> cache::Cache {
+    let key = cache::key(&[
+        &abi,
+        &user_namespaces_possible(),
+        &nix::unistd::geteuid().as_raw(),
+        &inp.config,
+        &inp.places,
+        &inp.project,
+        &inp.keep,
+        &inp.classifier_key,
+    ]);
+    cache::Cache::new(state, key)
 }
 
 /// What the verdict adds for this one command.
@@ -805,12 +849,13 @@ pub fn base_plan(inp: &Inputs<'_>) -> Plan {
         let entries: Vec<String> = cfg.protect.iter().map(|p| p.value.clone()).collect();
         let mut dirs: std::collections::HashMap<PathBuf, bool> = std::collections::HashMap::new();
         for p in protect_paths(r, &entries, &gitdirs) {
+            cache::exists(&p);
             if std::fs::symlink_metadata(&p).is_ok() {
                 plan.protect.push(p);
             } else if let Some(parent) = p.parent()
                 && *dirs
                     .entry(parent.to_path_buf())
-                    .or_insert_with(|| parent.is_dir())
+                    .or_insert_with(|| existing(parent).is_some_and(|d| d.is_dir()))
             {
                 plan.protect_missing.push(p);
             }
@@ -1009,6 +1054,7 @@ fn list_home(cache: &mut Resolved, home: &Path) {
     if cache.home.as_ref().is_some_and(|(h, _)| h == home) {
         return;
     }
+    cache::listed(home);
     let names = std::fs::read_dir(home)
         .map(|rd| {
             rd.flatten()
@@ -1049,18 +1095,65 @@ fn resolve_cached(cache: &mut Resolved, p: &Path) -> Option<PathBuf> {
         let kind = match listed {
             Some(Some(link)) => Some(link),
             Some(None) => None,
-            None => std::fs::symlink_metadata(&candidate)
-                .ok()
-                .map(|m| m.file_type().is_symlink()),
+            None => {
+                cache::exists(&candidate);
+                std::fs::symlink_metadata(&candidate)
+                    .ok()
+                    .map(|m| m.file_type().is_symlink())
+            }
         };
         match kind {
-            Some(true) => std::fs::canonicalize(&candidate).ok(),
+            Some(true) => follow_link(cache, &dir, &candidate, 0),
             Some(false) => Some(candidate),
             None => None,
         }
     });
     cache.paths.insert(p.to_path_buf(), found.clone());
     found
+}
+
+/// Where the symlink `link` (in the canonical directory `dir`) leads,
+/// resolved a component at a time through `resolve_cached` (so every
+/// path on the way is looked at, and witnessed, like any other);
+/// `depth`: links followed so far (40, as the kernel: a loop is `None`).
+fn follow_link(cache: &mut Resolved, dir: &Path, link: &Path, depth: u32) -> Option<PathBuf> {
+    use std::path::Component;
+    if depth >= 40 {
+        return None;
+    }
+    let target = std::fs::read_link(link).ok()?;
+    let mut at = if target.is_absolute() {
+        PathBuf::from("/")
+    } else {
+        dir.to_path_buf()
+    };
+    for c in target.components() {
+        match c {
+            Component::Normal(n) => {
+                let next = at.join(n);
+                at = match cache.paths.get(&next) {
+                    Some(known) => known.clone()?,
+                    None => {
+                        cache::exists(&next);
+                        let meta = std::fs::symlink_metadata(&next).ok()?;
+                        let found = if meta.file_type().is_symlink() {
+                            follow_link(cache, &at, &next, depth + 1)
+                        } else {
+                            Some(next.clone())
+                        };
+                        cache.paths.insert(next, found.clone());
+                        found?
+                    }
+                };
+            }
+            // `at` is canonical: its parent is the physical one.
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+        }
+    }
+    Some(at)
 }
 
 /// The project root for writes: refused when it is `/`, the home or an
@@ -1096,8 +1189,7 @@ pub fn write_root(
 /// The git directories a linked worktree or submodule keeps outside it:
 /// `(its own gitdir, the shared dir's parts commits write)`.
 pub fn linked_git_dirs(root: &Path) -> Vec<PathBuf> {
-    let dot_git = root.join(".git");
-    let Ok(text) = std::fs::read_to_string(&dot_git) else {
+    let Some(text) = existing(&root.join(".git")).and_then(|p| read_witnessed(&p)) else {
         return Vec::new();
     };
     let Some(target) = text.lines().find_map(|l| l.strip_prefix("gitdir:")) else {
@@ -1114,7 +1206,7 @@ pub fn linked_git_dirs(root: &Path) -> Vec<PathBuf> {
     };
     let mut out = vec![gitdir.clone()];
     // A linked worktree names the shared repository in `commondir`.
-    if let Ok(common) = std::fs::read_to_string(gitdir.join("commondir")) {
+    if let Some(common) = existing(&gitdir.join("commondir")).and_then(|p| read_witnessed(&p)) {
         let common = common.trim();
         let common = if Path::new(common).is_absolute() {
             PathBuf::from(common)
@@ -1130,6 +1222,16 @@ pub fn linked_git_dirs(root: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// The text of the regular file at the canonical path `p` (witnessed
+/// before it is read; a directory is no text).
+fn read_witnessed(p: &Path) -> Option<String> {
+    if !std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    cache::listed(p);
+    std::fs::read_to_string(p).ok()
 }
 
 /// Expand the `.git/hooks` and `.git/config` entries into the submodules'
@@ -1174,6 +1276,7 @@ pub fn protect_paths(root: &Path, entries: &[String], gitdirs: &[PathBuf]) -> Ve
 }
 
 fn dirs_in(dir: &Path) -> Vec<PathBuf> {
+    cache::listed(dir);
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -1198,6 +1301,7 @@ pub fn other_homes(home: Option<&Path>, project: &Path) -> Vec<PathBuf> {
         out.push(c);
     };
     consider(PathBuf::from("/root"));
+    cache::listed(Path::new("/home"));
     if let Ok(rd) = std::fs::read_dir("/home") {
         for e in rd.flatten() {
             consider(e.path());

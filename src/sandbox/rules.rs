@@ -28,6 +28,7 @@ use nix::fcntl::{OFlag, open, openat};
 use nix::sys::stat::Mode;
 
 use super::Plan;
+use super::cache::GrantSpec;
 
 /// The ABI whose rights automode asks for (best effort above the minimum).
 const ASKED: ABI = ABI::V9;
@@ -177,6 +178,7 @@ fn cover_in(
     if node.is_dir == Some(false) {
         return;
     }
+    super::cache::listed(root);
     let Some(dir_fd) = node.open(OFlag::O_RDONLY | OFlag::O_DIRECTORY) else {
         return;
     };
@@ -317,6 +319,21 @@ pub struct Builder {
     /// The rights the ruleset handles on this kernel (a rule may grant no
     /// others).
     handled: BitFlags<AccessFs>,
+    /// The rules added so far (for the cache).
+    pub added: Vec<GrantSpec>,
+    /// The paths' descriptors, closed once the command has started
+    /// (`release_held`): closing them is a system call each.
+    held: Vec<OwnedFd>,
+}
+
+thread_local! {
+    static HELD: std::cell::RefCell<Vec<OwnedFd>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Close the descriptors the finished rulesets held (called once the
+/// command is running, while it starts on the other core).
+pub fn release_held() {
+    HELD.with(|h| h.borrow_mut().clear());
 }
 
 impl Builder {
@@ -324,6 +341,41 @@ impl Builder {
     /// kernel cannot enforce ABI 2 (the caller decides what that means
     /// under the sandbox mode). `abi`: the kernel's Landlock ABI.
     pub fn new(plan: &Plan, abi: u32) -> Result<Builder, String> {
+        let mut b = Builder::empty(abi)?;
+        b.add(grants(plan))?;
+        Ok(b)
+    }
+
+    /// Create the ruleset and add rules as remembered (`cache`): each
+    /// path opened again, relative to its directory when the one before
+    /// was its sibling. A path gone since is skipped (less access).
+    pub fn from_specs(specs: &[GrantSpec], abi: u32) -> Result<Builder, String> {
+        let mut b = Builder::empty(abi)?;
+        let flags = OFlag::O_PATH | OFlag::O_CLOEXEC | OFlag::O_NOFOLLOW;
+        let mut dir: Option<(&Path, OwnedFd)> = None;
+        for s in specs {
+            let fd = match (s.path.parent(), s.path.file_name()) {
+                (Some(parent), Some(name)) => {
+                    if dir.as_ref().is_none_or(|(d, _)| *d != parent) {
+                        dir = open(parent, flags | OFlag::O_DIRECTORY, Mode::empty())
+                            .ok()
+                            .map(|fd| (parent, fd));
+                    }
+                    match &dir {
+                        Some((_, d)) => openat(d, name, flags, Mode::empty()),
+                        None => continue,
+                    }
+                }
+                _ => open(&s.path, flags, Mode::empty()),
+            };
+            let Ok(fd) = fd else { continue };
+            let rights = BitFlags::<AccessFs>::from_bits_truncate(s.rights) & b.handled;
+            b.rule(&s.path, fd, rights, s.is_dir)?;
+        }
+        Ok(b)
+    }
+
+    fn empty(abi: u32) -> Result<Builder, String> {
         let err = |e: landlock::RulesetError| format!("cannot build the Landlock ruleset: {e}");
         let created = Ruleset::default()
             .set_compatibility(CompatLevel::HardRequirement)
@@ -338,12 +390,12 @@ impl Builder {
             .map_err(err)?;
         let fd: Option<OwnedFd> = created.into();
         let ruleset = fd.ok_or("the kernel gave no Landlock ruleset")?;
-        let mut b = Builder {
+        Ok(Builder {
             ruleset,
             handled: AccessFs::from_all(ABI::from(abi.min(9) as i32)),
-        };
-        b.add(grants(plan))?;
-        Ok(b)
+            added: Vec::new(),
+            held: Vec::new(),
+        })
     }
 
     /// Grant writing these roots too (a cache made for this command, a
@@ -388,21 +440,39 @@ impl Builder {
                     kind == nix::sys::stat::SFlag::S_IFDIR
                 }
             };
-            let mut rights = g.rights & self.handled;
-            if !is_dir {
-                rights &= AccessFs::from_file(ASKED);
-            }
-            if rights.is_empty() {
-                continue;
-            }
-            crate::exec::landlock_add_path_rule(self.ruleset.as_fd(), fd.as_fd(), rights.bits())
-                .map_err(|e| format!("cannot grant {}: {e}", g.path.display()))?;
+            self.rule(&g.path, fd, g.rights & self.handled, is_dir)?;
         }
+        Ok(())
+    }
+
+    /// Add one rule (rights a file cannot have are dropped for a file).
+    fn rule(
+        &mut self,
+        path: &Path,
+        fd: OwnedFd,
+        mut rights: BitFlags<AccessFs>,
+        is_dir: bool,
+    ) -> Result<(), String> {
+        if !is_dir {
+            rights &= AccessFs::from_file(ASKED);
+        }
+        if rights.is_empty() {
+            return Ok(());
+        }
+        crate::exec::landlock_add_path_rule(self.ruleset.as_fd(), fd.as_fd(), rights.bits())
+            .map_err(|e| format!("cannot grant {}: {e}", path.display()))?;
+        self.held.push(fd);
+        self.added.push(GrantSpec {
+            path: path.to_path_buf(),
+            rights: rights.bits(),
+            is_dir,
+        });
         Ok(())
     }
 
     /// The ruleset's descriptor, for the child.
     pub fn finish(self) -> OwnedFd {
+        HELD.with(|h| h.borrow_mut().extend(self.held));
         self.ruleset
     }
 }

@@ -404,3 +404,123 @@ fn a_plan_grants_the_project_caches_and_devices_and_denies_the_secrets() {
     assert_eq!(granted, [&home.join("bin"), &home.join("notes.txt")]);
     assert_eq!(protected, [project.join(".git/hooks/pre-push")]);
 }
+
+/// Inputs for `prepare_cached` in a temp tree.
+fn owned(home: &Path, project: &Path, env: &[(&str, &str)]) -> OwnedInputs {
+    let cfg = crate::config::load(&crate::config::LoadInput {
+        home: Some(home),
+        xdg_config_home: None,
+        cwd: Some(project),
+        inline: None,
+    })
+    .unwrap();
+    OwnedInputs {
+        config: cfg.sandbox,
+        places: places(home, project),
+        project: project.to_path_buf(),
+        env: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        keep: Vec::new(),
+        classifier_key: None,
+    }
+}
+
+/// Whether the cache holds a valid entry for these inputs now.
+fn hit(inp: &OwnedInputs, abi: u32, state: &Path) -> bool {
+    cache_for(inp, abi, state).load(&|k| inp.var(k)).is_some()
+}
+
+/// Build until the entry is stored (a tree just made is too recent to be
+/// trusted to the cache).
+fn settle(inp: &OwnedInputs, abi: u32, state: &Path) -> Prepared {
+    for _ in 0..20 {
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        let p = prepare_cached(inp, abi, state);
+        if hit(inp, abi, state) {
+            return p;
+        }
+    }
+    panic!("the cache entry was never stored");
+}
+
+#[test]
+fn the_cached_plan_is_used_until_what_it_was_built_from_changes() {
+    let abi = Kernel::probe().abi;
+    if abi < 2 {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Landlock is missing on CI"
+        );
+        eprintln!("skipped: no Landlock ABI 2 on this kernel");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let base = canon(dir.path());
+    let home = base.join("home");
+    let project = base.join("proj");
+    let state = base.join("state");
+    mkdirs(&home, &[".aws", ".config"]);
+    mkdirs(&project, &["src"]);
+    std::fs::create_dir_all(&state).unwrap();
+    let inp = owned(&home, &project, &[]);
+    let built = settle(&inp, abi, &state);
+    // A hit gives the same plan and the same rules.
+    let again = prepare_cached(&inp, abi, &state);
+    assert_eq!(again.plan, built.plan);
+    let rules = |p: &Prepared| p.ruleset.as_ref().unwrap().added.clone();
+    assert_eq!(rules(&again), rules(&built));
+    assert!(rules(&again).len() > 3);
+    let uncached = prepare(&inp, abi);
+    assert_eq!(uncached.plan, built.plan);
+    assert_eq!(rules(&uncached), rules(&built));
+
+    // A new secret in the home: stale, and the new plan denies it.
+    mkdirs(&home, &[".ssh"]);
+    assert!(!hit(&inp, abi, &state));
+    let p = settle(&inp, abi, &state);
+    assert!(p.plan.read_deny.contains(&home.join(".ssh")));
+    // One inside a directory that was listed before.
+    mkdirs(&home, &[".config/gh"]);
+    assert!(!hit(&inp, abi, &state));
+    assert!(
+        settle(&inp, abi, &state)
+            .plan
+            .read_deny
+            .contains(&home.join(".config/gh"))
+    );
+    // A protected path made in the project.
+    mkdirs(&project, &[".claude"]);
+    assert!(!hit(&inp, abi, &state));
+    assert!(
+        settle(&inp, abi, &state)
+            .plan
+            .protect
+            .contains(&project.join(".claude"))
+    );
+    // A linked worktree's pointer rewritten.
+    let gitdir = base.join("main.git/worktrees/proj");
+    mkdirs(&gitdir, &["x"]);
+    std::fs::write(
+        project.join(".git"),
+        format!("gitdir: {}\n", base.join("elsewhere").display()),
+    )
+    .unwrap();
+    let p = settle(&inp, abi, &state);
+    assert!(!p.plan.write.contains(&gitdir));
+    std::fs::write(
+        project.join(".git"),
+        format!("gitdir: {}\n", gitdir.display()),
+    )
+    .unwrap();
+    assert!(!hit(&inp, abi, &state));
+    assert!(settle(&inp, abi, &state).plan.write.contains(&gitdir));
+    // A variable a template reads.
+    let other = owned(&home, &project, &[("XDG_CONFIG_HOME", "/nowhere")]);
+    assert!(!hit(&other, abi, &state));
+    // A file the listing did not reach: still a hit.
+    std::thread::sleep(std::time::Duration::from_millis(120));
+    std::fs::write(project.join("src/main.rs"), "fn main() {}\n").unwrap();
+    assert!(hit(&inp, abi, &state));
+}
