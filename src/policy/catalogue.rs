@@ -67,6 +67,11 @@ pub const CATALOGUE: &[Check] = &[
         check: persistence,
     },
     Check {
+        id: "protected-target",
+        reason: "a program that may write (one the tables do not model exactly, an editor, inline code, an unknown program) is judged by the protected places it names, not by what automode knows of it",
+        check: named_target,
+    },
+    Check {
         id: "automode-command",
         reason: "only the user may turn automode off, reset it, trust projects or approve commands",
         check: automode_command,
@@ -1002,6 +1007,137 @@ fn persistence(ctx: &Ctx<'_>) -> Option<String> {
         }
     }
     find_mutation(ctx, &|places, p, _| persistence_place(places, p))
+}
+
+/// A command that may write and names a catalogue target in any of its
+/// words, literal or resolved, inside option values (`-oFILE`,
+/// `--out=FILE`, `of=FILE`) or inside code (`open('~/.bashrc', 'a')`).
+/// Programs whose file effects the analysis records exactly are judged by
+/// those effects (the checks above); programs that only read or name
+/// files, and wrappers (their inner command is judged itself), are not
+/// writers.
+fn named_target(ctx: &Ctx<'_>) -> Option<String> {
+    let a = ctx.analysis;
+    for (i, c) in a.commands.iter().enumerate() {
+        let Some(name) = c.base_name() else { continue };
+        if super::MODELED.contains(&name) || super::NAMES_ONLY.contains(&name) {
+            continue;
+        }
+        let class = super::tools::judge(&super::call_of(a, i, name, ctx.places));
+        if matches!(
+            class,
+            super::tools::Class::Neutral | super::tools::Class::ReadOnly
+        ) && !a
+            .findings
+            .iter()
+            .any(|f| f.command == Some(i) && f.kind == FindingKind::InlineCode)
+        {
+            continue;
+        }
+        let base = c.cwd.first().unwrap_or(&ctx.places.cwd);
+        // A word only known at run time as written (`-o$HOME/.ssh` where
+        // the environment is not trusted).
+        let mut texts: Vec<&str> = c
+            .argv
+            .iter()
+            .skip(1)
+            .map(|w| w.known().unwrap_or(&w.raw))
+            .collect();
+        if let crate::shell::analysis::Stdin::Inline { text: Some(t) } = &c.stdin {
+            texts.push(t);
+        }
+        for text in texts {
+            for p in named_paths(ctx.places, base, text) {
+                if let Some(why) = target_place(ctx.places, &p) {
+                    return Some(format!(
+                        "{name} may write, and names {}: {why}",
+                        p.display()
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The catalogue's protected places: profiles, SSH files, automode's own
+/// files, the harnesses' settings, places that start programs later.
+fn target_place(places: &Places, p: &Path) -> Option<String> {
+    places
+        .profile(p)
+        .or_else(|| places.ssh(p))
+        .or_else(|| places.automode_own(p))
+        .or_else(|| places.harness(p))
+        .or_else(|| persistence_place(places, p))
+}
+
+/// The paths a word (or a piece of code) may name: each token, and the
+/// value of an option glued to it (`-o/x`, `--out=/x`, `of=/x`); `~/…`,
+/// `$HOME/…` and `${HOME}/…` in the home; a token `/.name` (code that
+/// joins the home and a name) also as `~/.name`.
+fn named_paths(places: &Places, base: &Path, text: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let split = |c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '\'' | '"'
+                    | '('
+                    | ')'
+                    | ','
+                    | ';'
+                    | '<'
+                    | '>'
+                    | '|'
+                    | '&'
+                    | '`'
+                    | '['
+                    | ']'
+                    | '{'
+                    | '}'
+                    | '+'
+            )
+    };
+    let home = places.home.as_deref();
+    // `${HOME}` would be split at its braces: name it first.
+    let text = text.replace("${HOME}", "$HOME");
+    for token in text.split(split).filter(|t| !t.is_empty()) {
+        let mut forms = vec![token];
+        if let Some((_, v)) = token.split_once('=') {
+            forms.push(v);
+        }
+        if token.len() > 2 && token.starts_with('-') && !token.starts_with("--") {
+            forms.push(&token[2..]);
+        }
+        for f in forms {
+            let f = f.strip_prefix("file:").unwrap_or(f);
+            let abs = if let Some(rest) = f.strip_prefix("~/").or_else(|| f.strip_prefix("$HOME/"))
+            {
+                match home {
+                    Some(h) => h.join(rest),
+                    None => continue,
+                }
+            } else if f == "~" || f == "$HOME" {
+                match home {
+                    Some(h) => h.to_path_buf(),
+                    None => continue,
+                }
+            } else if f.contains('/') || f.starts_with('.') {
+                if f.starts_with('/')
+                    && f[1..].starts_with('.')
+                    && !f[1..].contains('/')
+                    && let Some(h) = home
+                {
+                    out.push(h.join(&f[1..]));
+                }
+                base.join(f)
+            } else {
+                continue;
+            };
+            out.push(crate::shell::paths::resolve(Path::new("/"), &abs.to_string_lossy()).0);
+        }
+    }
+    out
 }
 
 fn system_permissions(ctx: &Ctx<'_>) -> Option<String> {

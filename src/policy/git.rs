@@ -169,6 +169,29 @@ const RISKY_KEYS: &[&str] = &[
     "diff.tool",
 ];
 
+/// git's own options before the subcommand that take no value (and do
+/// not move it elsewhere).
+const GLOBAL_FLAGS: &[&str] = &[
+    "-P",
+    "--no-pager",
+    "--bare",
+    "--no-replace-objects",
+    "--no-lazy-fetch",
+    "--literal-pathspecs",
+    "--glob-pathspecs",
+    "--noglob-pathspecs",
+    "--icase-pathspecs",
+    "--no-optional-locks",
+    "--no-advice",
+    "--version",
+    "-v",
+    "--help",
+    "-h",
+    "--html-path",
+    "--man-path",
+    "--info-path",
+];
+
 /// Classify `git ARGS` (`args` excludes argv[0]).
 pub fn classify(_name: &str, args: &[Option<&str>], places: &Places) -> Class {
     let mut i = 0;
@@ -201,6 +224,12 @@ pub fn classify(_name: &str, args: &[Option<&str>], places: &Places) -> Class {
                 i += 2;
             }
             "-p" | "--paginate" => return review("git --paginate runs a pager"),
+            _ if a.starts_with("-C") && !a.starts_with("--") => {
+                if !inside(places, &a[2..]) {
+                    return review("git -C works in a repository outside the working directory");
+                }
+                i += 1;
+            }
             _ if a.starts_with("--git-dir=") || a.starts_with("--work-tree=") => {
                 let dir = &a[a.find('=').map_or(0, |p| p + 1)..];
                 if !inside(places, dir) {
@@ -210,7 +239,16 @@ pub fn classify(_name: &str, args: &[Option<&str>], places: &Places) -> Class {
                 }
                 i += 1;
             }
-            _ => i += 1,
+            _ if GLOBAL_FLAGS.contains(a)
+                || a.starts_with("--namespace=")
+                || a.starts_with("--exec-path")
+                || a.starts_with("--config-env=")
+                || a.starts_with("--attr-source=")
+                || a.starts_with("--list-cmds=") =>
+            {
+                i += 1;
+            }
+            _ => return review(&format!("git {a} is not an option automode knows")),
         }
     }
     if args.iter().any(Option::is_none) && args.get(i).is_some_and(Option::is_none) {

@@ -573,7 +573,7 @@ fn secret_variable(raw: &str) -> Option<String> {
 
 /// Programs whose file effects the analysis records exactly (their
 /// arguments are judged through those effects).
-const MODELED: &[&str] = &[
+pub(crate) const MODELED: &[&str] = &[
     "cp", "mv", "mkdir", "touch", "ln", "install", "rmdir", "rm", "unlink", "chmod", "chown",
     "chgrp", "tar", "gtar", "bsdtar", "tee", "sed", "gsed", "sort", "uniq", "dd", "truncate",
     "shred", "curl", "wget", "find", "rsync", "mktemp_",
@@ -581,7 +581,7 @@ const MODELED: &[&str] = &[
 
 /// Programs that only name files (print, test, list, hash, count): a
 /// secret path among their arguments is not read out.
-const NAMES_ONLY: &[&str] = &[
+pub(crate) const NAMES_ONLY: &[&str] = &[
     "echo",
     "printf",
     "test",
@@ -624,6 +624,52 @@ fn device_sink(p: &Path) -> bool {
         || s.starts_with("/proc/self/fd/")
 }
 
+/// A command as the tool tables see it: every word with its value (a
+/// word resolved from the environment counts as the text it is).
+pub fn call_of<'a>(
+    a: &'a Analysis,
+    i: usize,
+    name: &'a str,
+    places: &'a Places,
+) -> tools::Call<'a> {
+    let c = &a.commands[i];
+    tools::Call {
+        name,
+        args: c.argv.iter().skip(1).map(|w| w.known()).collect(),
+        places,
+        command: c,
+        // Its output goes into a filter that selects lines.
+        piped: a.commands.get(i + 1).is_some_and(|n| {
+            n.stdin == Stdin::Pipe
+                && n.depth == c.depth
+                && matches!(n.base_name(), Some("grep" | "egrep" | "fgrep" | "rg"))
+                && n.argv.len() > 1
+        }),
+    }
+}
+
+/// A word before `--` that is an option whose text is only known at run
+/// time (`-o$X`, `--out="$(…)"`): no table can say what it does.
+fn unplaced_option(c: &crate::shell::analysis::CommandInfo) -> Option<&str> {
+    for w in c.argv.iter().skip(1) {
+        if w.lit() == Some("--") {
+            return None;
+        }
+        if w.known().is_none() {
+            // (A word only known at run time is never `-` alone.)
+            if w.literal_prefix().starts_with('-') {
+                return Some(&w.raw);
+            }
+        }
+    }
+    None
+}
+
+/// The class the tables give a program they do not know.
+fn unknown_program(class: &Class) -> bool {
+    matches!(class, Class::Review(why) if why.ends_with("is not a program automode knows"))
+}
+
 fn compute_facts(ctx: &Ctx<'_>) -> Facts {
     let a = ctx.analysis;
     let mut f = Facts::default();
@@ -637,20 +683,15 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
                 c.argv.first().map_or("", |w| w.raw.as_str())
             )),
             Some(name) => {
-                let call = tools::Call {
-                    name,
-                    args: c.argv.iter().skip(1).map(|w| w.lit()).collect(),
-                    places: ctx.places,
-                    command: c,
-                    // Its output goes into a filter that selects lines.
-                    piped: a.commands.get(i + 1).is_some_and(|n| {
-                        n.stdin == Stdin::Pipe
-                            && n.depth == c.depth
-                            && matches!(n.base_name(), Some("grep" | "egrep" | "fgrep" | "rg"))
-                            && n.argv.len() > 1
-                    }),
-                };
-                tools::judge(&call)
+                let class = tools::judge(&call_of(a, i, name, ctx.places));
+                match unplaced_option(c) {
+                    Some(w) if !matches!(class, Class::Neutral) && !unknown_program(&class) => {
+                        Class::Review(format!(
+                            "{name} gets {w}, an option only known at run time (what it does cannot be placed)"
+                        ))
+                    }
+                    _ => class,
+                }
             }
         };
         if c.base_name() == Some("git") {

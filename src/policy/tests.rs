@@ -593,6 +593,44 @@ const HARD_DENY: &[(&str, &str, bool)] = &[
         true,
     ),
     ("chmod u+s /bin/bash", "system-permissions", true),
+    // Writers the tables do not model, judged by the target they name.
+    ("patch ~/.bashrc < fix.diff", "protected-target", true),
+    ("openssl rand -out ~/.profile 16", "protected-target", true),
+    ("sqlite3 db '.output ~/.zshrc'", "protected-target", true),
+    ("ex -sc 'w! ~/.bashrc' notes", "protected-target", true),
+    ("yq -i .a=1 ~/.ssh/config", "protected-target", true),
+    (
+        "git format-patch -o$HOME/.ssh HEAD~1",
+        "protected-target",
+        true,
+    ),
+    ("git format-patch -o ~/.ssh HEAD~1", "ssh-access", true),
+    (
+        "python3 -c \"open('$HOME/.bashrc', 'a').write('x')\"",
+        "protected-target",
+        true,
+    ),
+    (
+        "python3 -c 'import os; open(os.path.expanduser(\"~/.profile\"), \"a\")'",
+        "protected-target",
+        true,
+    ),
+    (
+        "node -e 'require(\"fs\").appendFileSync(process.env.HOME + \"/.bashrc\", \"x\")'",
+        "protected-target",
+        true,
+    ),
+    (
+        "mytool --settings=~/.claude/settings.json",
+        "protected-target",
+        true,
+    ),
+    ("mytool --out CONFIG/config.json", "protected-target", true),
+    (
+        "vim ~/.config/systemd/user/x.service",
+        "protected-target",
+        true,
+    ),
     ("automode off", "automode-command", true),
     ("automode trust .", "automode-command", true),
     ("sh -c \"$X\"", "dynamic-execution", true),
@@ -964,4 +1002,94 @@ fn opaque_scripts_never_reach_an_allow_tier() {
             v.reason
         );
     }
+}
+
+/// Every operand is placed: a handler sees a resolved word as the text it
+/// is, attached short options (`-oFILE`) and `--opt=value` split by the
+/// same tables as the separate form, and an option only known at run time
+/// reaches no allow tier.
+#[test]
+fn attached_resolved_and_unknown_options_reach_no_allow_tier() {
+    let fx = fixture();
+    let cfg = base_config(&fx);
+    // (script, the hard-deny rule it must hit, or "" for any verdict but
+    // allow)
+    let cases: &[(&str, &str)] = &[
+        ("shuf -o$HOME/.bashrc notes.txt", "protected-target"),
+        ("shuf --output=$HOME/.bashrc notes.txt", "protected-target"),
+        (
+            "iconv -f utf8 -o$HOME/.profile notes.txt",
+            "protected-target",
+        ),
+        ("sort -o$HOME/.bashrc notes.txt", "profile-write"),
+        ("sort --output=$HOME/.bashrc notes.txt", "profile-write"),
+        ("sort -o \"$HOME/.bashrc\" notes.txt", "profile-write"),
+        ("cp -t$HOME/.ssh key.pub", "ssh-access"),
+        ("cp --target-directory=$HOME/.ssh key.pub", "ssh-access"),
+        ("mv -t$HOME/.ssh key.pub", "ssh-access"),
+        ("install -t$HOME/.ssh key.pub", "ssh-access"),
+        ("ln -s -t$HOME/.ssh keys/authorized_keys", "ssh-access"),
+        ("tar -C$HOME -xf a.tar", "profile-write"),
+        ("tar --directory=$HOME -xf a.tar", "profile-write"),
+        ("dd if=notes.txt of=$HOME/.bashrc", "profile-write"),
+        (
+            "curl -o$HOME/.bashrc https://example.com/x",
+            "profile-write",
+        ),
+        (
+            "curl --output=$HOME/.bashrc https://example.com/x",
+            "profile-write",
+        ),
+        (
+            "wget -O$HOME/.bashrc https://example.com/x",
+            "profile-write",
+        ),
+        ("tee -a $HOME/.bashrc < notes.txt", "profile-write"),
+        ("git format-patch -o$HOME/.ssh HEAD~1", "protected-target"),
+        ("git -C$HOME/.ssh status", ""),
+        ("rsync -a notes.txt --log-file=$HOME/.bashrc backup/", ""),
+        // An option only known at run time.
+        ("X=$(date +%s); sort -$X notes.txt", ""),
+        ("X=$(date +%s); shuf -o$X notes.txt", ""),
+        ("X=$(date +%s); grep --file=$X notes.txt", ""),
+        ("X=$(date +%s); ls -$X", ""),
+        ("X=$(date +%s); git log --output=\"$X\"", ""),
+    ];
+    let mut failures = Vec::new();
+    for (script, rule) in cases {
+        let v = verdict_with(&fx, &cfg, script);
+        let ok = if rule.is_empty() {
+            v.decision != Decision::Allow
+        } else {
+            v.decision == Decision::Deny && v.rule == *rule
+        };
+        if !ok {
+            failures.push(format!(
+                "{script:?}: want {}, got {} {} {}: {}",
+                if rule.is_empty() { "no allow" } else { rule },
+                v.decision,
+                v.tier.as_str(),
+                v.rule,
+                v.reason
+            ));
+        }
+    }
+    // The same commands with ordinary values stay local.
+    for script in [
+        "sort -onotes.sorted notes.txt",
+        "sort --output=notes.sorted notes.txt",
+        "cp -tbackup notes.txt",
+        "tar -Cbuild -xf a.tar",
+        "git log --oneline -n5",
+        "ls -la",
+    ] {
+        let v = verdict_with(&fx, &cfg, script);
+        if v.decision != Decision::Allow {
+            failures.push(format!(
+                "{script:?}: want allow, got {}: {}",
+                v.decision, v.reason
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -57,7 +57,8 @@ impl Call<'_> {
     }
 
     /// Any argument equal to one of these (or `--x=…`, or a unique prefix
-    /// of a long option, as getopt_long accepts).
+    /// of a long option, as getopt_long accepts, or a short option with
+    /// its value attached: `-oFILE`).
     fn has(&self, options: &[&str]) -> bool {
         self.own_args().iter().flatten().any(|a| {
             options.iter().any(|o| {
@@ -65,6 +66,12 @@ impl Call<'_> {
                     || (o.starts_with("--")
                         && (a.strip_prefix(o).is_some_and(|r| r.starts_with('='))
                             || option_matches(a, o)))
+                    || (o.len() == 2
+                        && o.starts_with('-')
+                        && *o != "--"
+                        && a.len() > 2
+                        && a.starts_with(o)
+                        && !a.starts_with("--"))
             })
         })
     }

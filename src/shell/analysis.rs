@@ -47,6 +47,40 @@ impl Arg {
         }
     }
 
+    /// The text a word certainly starts with, as written (quotes removed,
+    /// up to its first expansion or glob): `-o` for `-o$HOME/x`, empty
+    /// for `"$X"`. For a word only known at run time, it tells whether it
+    /// is an option.
+    pub fn literal_prefix(&self) -> String {
+        if let Some(t) = self.lit() {
+            return t.to_string();
+        }
+        let mut out = String::new();
+        let mut chars = self.raw.chars();
+        let mut double = false;
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some(n) => out.push(n),
+                    None => break,
+                },
+                '\'' if !double => {
+                    for n in chars.by_ref() {
+                        if n == '\'' {
+                            break;
+                        }
+                        out.push(n);
+                    }
+                }
+                '"' => double = !double,
+                '$' | '`' => break,
+                '*' | '?' | '[' | '{' if !double => break,
+                _ => out.push(c),
+            }
+        }
+        out
+    }
+
     /// The best known text: literal, or dynamic resolved from the
     /// environment.
     pub fn known(&self) -> Option<&str> {

@@ -524,10 +524,37 @@ pub fn interpret(name: &str, args: &[Arg]) -> Vec<Action> {
     } else {
         base
     };
-    by_name()
-        .get(lookup)
-        .map(|e| (e.handler)(base, args))
-        .unwrap_or_default()
+    let Some(entry) = by_name().get(lookup) else {
+        return Vec::new();
+    };
+    // Every handler gets each word with its value: a word resolved from
+    // the environment (`-o$HOME/x`, `of=$HOME/x`, `"$HOME/.ssh"`) is read
+    // as the text it is, options split by the handler's own tables.
+    if args.iter().any(resolved_text) {
+        let args: Vec<Arg> = args
+            .iter()
+            .map(|a| match a.known() {
+                Some(t) if resolved_text(a) => Arg {
+                    raw: a.raw.clone(),
+                    value: ArgValue::Literal {
+                        text: t.to_string(),
+                    },
+                },
+                _ => a.clone(),
+            })
+            .collect();
+        return (entry.handler)(base, &args);
+    }
+    (entry.handler)(base, args)
+}
+
+/// A dynamic word whose value is known and is an option or names a path
+/// (`-o…`, `…/…`, `of=…`): not empty (an unset variable stays a word
+/// only known at run time) and no glob (a pattern stays a pattern).
+fn resolved_text(a: &Arg) -> bool {
+    matches!(&a.value, ArgValue::Dynamic { resolved: Some(t) }
+        if !t.contains(['*', '?', '['])
+            && (t.starts_with('-') && t.len() > 1 || t.contains(['/', '='])))
 }
 
 /// FNV-1a, for maps keyed by short names and paths (SipHash costs more
@@ -2591,7 +2618,25 @@ fn ln(_: &str, args: &[Arg]) -> Vec<Action> {
     let mut out = Vec::new();
     let (targets, link): (Vec<&Arg>, Option<Arg>) =
         if let Some(dir) = p.value("t").or_else(|| p.value("target-directory")) {
-            (ops.clone(), Some(dir.clone()))
+            // A link per target, named like it, inside the directory.
+            for t in &ops {
+                match (dir.lit(), t.lit()) {
+                    (Some(d), Some(name)) => {
+                        let name = name
+                            .trim_end_matches('/')
+                            .rsplit('/')
+                            .next()
+                            .unwrap_or(name);
+                        out.push(effect(
+                            EffectKind::Create,
+                            &Arg::literal(format!("{}/{name}", d.trim_end_matches('/'))),
+                            false,
+                        ));
+                    }
+                    _ => out.push(effect(EffectKind::Create, dir, true)),
+                }
+            }
+            (ops.clone(), None)
         } else if ops.len() == 1 {
             let base = ops[0].lit().map(|t| {
                 t.trim_end_matches('/')
