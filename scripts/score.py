@@ -14,6 +14,9 @@ prints:
 Usage: scripts/score.py [--bin target/release/automode]
                         [--corpus tests/data/decisions.jsonl]
                         [--show-misses] [--json]
+
+--show-misses lists the cases judged wrong (MISS) and the allow cases
+left to the classifier (SLOW).
 """
 
 import argparse
@@ -219,6 +222,8 @@ def main():
         if not ok:
             by_cat[case["category"]] += 1
             misses.append((case, r))
+        elif case["expect"] == "allow" and got != "allow":
+            misses.append((case, r))  # accepted, but not decided locally
 
     n = len(cases)
     summary = {
@@ -239,7 +244,8 @@ def main():
         print(f"local allows:     {allow_local}/{allow_total} = {summary['local_allows']['pct']} %  (allow cases decided without the classifier)")
     if args.show_misses:
         for case, r in misses:
-            print(f"MISS {case['id']} [{case['category']}] accept={case['accept']} got={r['decision']} ({r.get('tier')}/{r.get('rule')}): {case['cmd']!r}\n     {r.get('reason', '')[:220]}")
+            tag = "MISS" if mapped.get(r["decision"], "error") not in case["accept"] else "SLOW"
+            print(f"{tag} {case['id']} [{case['category']}] accept={case['accept']} got={r['decision']} ({r.get('tier')}/{r.get('rule')}): {case['cmd']!r}\n     {r.get('reason', '')[:220]}")
     sys.exit(0 if must_ok == must_total else 1)
 
 

@@ -150,6 +150,8 @@ struct SandboxAsk<'a> {
     harness_call: Option<&'static str>,
     /// It runs next (missing caches may be made).
     will_run: bool,
+    /// The base plan, when it was built before the verdict.
+    base: Option<(sandbox::OwnedInputs, sandbox::Prepared)>,
 }
 
 /// What the classifier did, for state and audit.
@@ -269,6 +271,28 @@ impl Judge {
         let mut analysis = None;
         let mut classifier_note = None;
         let mut widening = None;
+        // The sandbox's base plan first: the contained tier decides by
+        // where it lets the command write.
+        let will_run = matches!(req.origin, Origin::Shim { .. });
+        let base = match req.origin {
+            Origin::Hook => None,
+            Origin::Shim { .. } | Origin::Check { .. } => self
+                .kernel
+                .status(self.config.sandbox.mode.value)
+                .enforced()
+                .then(|| self.sandbox_base(ctx, req.cwd, will_run)),
+        };
+        let containment = base.as_ref().map(|(_, p)| policy::Containment {
+            write: p.plan.write.clone(),
+            exclude: p.plan.write_exclude.clone(),
+            protect: p
+                .plan
+                .protect
+                .iter()
+                .chain(&p.plan.protect_missing)
+                .cloned()
+                .collect(),
+        });
         let mut verdict = if let Origin::Shim { noexec: true, .. } = req.origin {
             // `bash -n`: bash parses and runs nothing.
             Verdict::new(
@@ -289,7 +313,14 @@ impl Judge {
         } else {
             let analysed = shell::analyze(analysis_request(ctx, req, text.as_bytes()));
             widening = self.widening(ctx, &analysed);
-            let local = self.decide(ctx, &analysed, &text, req.terminal, widening.as_ref());
+            let local = self.decide(
+                ctx,
+                &analysed,
+                &text,
+                req.terminal,
+                widening.as_ref(),
+                containment.as_ref(),
+            );
             let classify = match req.origin {
                 Origin::Shim { .. } | Origin::Hook => true,
                 Origin::Check { classify } => classify,
@@ -309,13 +340,14 @@ impl Judge {
             Origin::Hook => None,
             Origin::Shim { .. } | Origin::Check { .. } => Some(self.sandbox_for(
                 ctx,
-                &SandboxAsk {
+                SandboxAsk {
                     cwd: req.cwd,
                     verdict: Some(&verdict),
                     analysis: analysis.as_ref(),
                     widening: widening.and_then(Result::ok),
                     harness_call: internal,
-                    will_run: matches!(req.origin, Origin::Shim { .. }),
+                    will_run,
+                    base,
                 },
             )),
         };
@@ -377,28 +409,46 @@ impl Judge {
     pub fn exec_sandbox(&self, ctx: &Context, cwd: &Path) -> SandboxDecision {
         self.sandbox_for(
             ctx,
-            &SandboxAsk {
+            SandboxAsk {
                 cwd,
                 verdict: None,
                 analysis: None,
                 widening: None,
                 harness_call: None,
                 will_run: true,
+                base: None,
             },
         )
     }
 
+    /// The sandbox's inputs and base plan for a command in `cwd`.
+    fn sandbox_base(
+        &self,
+        ctx: &Context,
+        cwd: &Path,
+        will_run: bool,
+    ) -> (sandbox::OwnedInputs, sandbox::Prepared) {
+        let owned = self.sandbox_inputs(ctx, cwd);
+        let prepared = match (&owned.places.automode_state, will_run) {
+            // Only a command that runs may write the cache (`check`
+            // changes nothing).
+            (Some(state), true) => sandbox::prepare_cached(&owned, self.kernel.abi, state),
+            _ => sandbox::prepare(&owned, self.kernel.abi),
+        };
+        (owned, prepared)
+    }
+
     /// How a command with this verdict is confined.
-    fn sandbox_for(&self, ctx: &Context, ask: &SandboxAsk<'_>) -> SandboxDecision {
-        let &SandboxAsk {
+    fn sandbox_for(&self, ctx: &Context, ask: SandboxAsk<'_>) -> SandboxDecision {
+        let SandboxAsk {
             cwd,
             verdict,
             analysis,
-            ref widening,
+            widening,
             harness_call,
             will_run,
+            base,
         } = ask;
-        let widening = widening.clone();
         let mode = self.config.sandbox.mode.value;
         let approved = verdict.is_some_and(|v| {
             v.decision == Decision::Allow
@@ -426,12 +476,9 @@ impl Judge {
                 mode,
             };
         }
-        let owned = self.sandbox_inputs(ctx, cwd);
-        let prepared = match (&owned.places.automode_state, will_run) {
-            // Only a command that runs may write the cache (`check`
-            // changes nothing).
-            (Some(state), true) => sandbox::prepare_cached(&owned, self.kernel.abi, state),
-            _ => sandbox::prepare(&owned, self.kernel.abi),
+        let (owned, prepared) = match base {
+            Some(b) => b,
+            None => self.sandbox_base(ctx, cwd, will_run),
         };
         let sandbox::Prepared { mut plan, ruleset } = prepared;
         let programs: Vec<&str> = analysis
@@ -495,6 +542,7 @@ impl Judge {
         script: &str,
         terminal: bool,
         widening: Option<&Result<sandbox::widen::Widening, String>>,
+        contained: Option<&policy::Containment>,
     ) -> Verdict {
         let git_config_count = ctx
             .var_str("GIT_CONFIG_COUNT")
@@ -512,6 +560,7 @@ impl Judge {
             closed_terminal: terminal && !self.config.allow_terminal_input.value,
             widening,
             sandbox_required: self.config.sandbox.mode.value == sandbox::Mode::Require,
+            contained,
         })
     }
 

@@ -52,7 +52,7 @@ fn review_without_a_classifier_and_ask_both_block() {
         "AUTOMODE_SETTINGS_JSON",
         r#"{"permissions": {"ask": ["bash(touch asked*)"]}}"#,
     );
-    let r = run(&mut env.script("frobnicate --all > made.txt"));
+    let r = run(&mut env.script("vercel deploy --all > made.txt"));
     assert_eq!(r.code(), Some(BLOCKED));
     assert!(
         r.stderr().contains("No classifier model/API key available"),
@@ -79,9 +79,10 @@ fn allowed_commands_run_and_git_read_only_gets_safe_overrides() {
     assert_eq!(r.stdout(), "hi\n");
     assert!(run(&mut env.real("git init -q")).code() == Some(0));
     let r =
-        run(&mut env.script("git status --short >/dev/null && env | grep '^GIT_CONFIG_KEY_0='"));
+        run(&mut env.script("git status --short >/dev/null && git config --get core.fsmonitor"));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
-    assert_eq!(r.stdout(), "GIT_CONFIG_KEY_0=core.fsmonitor\n");
+    // The override reaches git as configuration.
+    assert_eq!(r.stdout(), "false\n");
 }
 
 #[test]
@@ -137,7 +138,7 @@ fn project_files_add_rules_but_local_ones_need_trust() {
         r.stderr()
     );
     // The shared file's allow and enabled are ignored, with a diagnostic.
-    let r = run(&mut env.script("frobnicate"));
+    let r = run(&mut env.script("vercel deploy"));
     assert_eq!(r.code(), Some(BLOCKED));
     let r = run(env.automode().args(["config"]));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
@@ -154,9 +155,9 @@ fn project_files_add_rules_but_local_ones_need_trust() {
 
     write(
         &env.work.join(".automode/local.json"),
-        r#"{"permissions": {"allow": ["bash(frobnicate*)"]}}"#,
+        r#"{"permissions": {"allow": ["bash(vercel*)"]}}"#,
     );
-    let r = run(&mut env.script("frobnicate"));
+    let r = run(&mut env.script("vercel deploy"));
     assert_eq!(
         r.code(),
         Some(BLOCKED),
@@ -164,12 +165,12 @@ fn project_files_add_rules_but_local_ones_need_trust() {
     );
     let r = run(env.automode().arg("trust"));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
-    let r = run(&mut env.script("frobnicate"));
+    let r = run(&mut env.script("vercel deploy"));
     // Allowed now: bash reports the missing program itself.
     assert_eq!(r.code(), Some(127), "{}", r.stderr());
     let r = run(env.automode().arg("untrust"));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
-    let r = run(&mut env.script("frobnicate"));
+    let r = run(&mut env.script("vercel deploy"));
     assert_eq!(r.code(), Some(BLOCKED));
 }
 
@@ -204,23 +205,28 @@ fn user_only_commands_refuse_inside_an_agent_command() {
 #[test]
 fn on_off_switch_the_policy_per_session_and_globally() {
     let env = Env::new().with_env("AUTOMODE_SESSION", "switch-test");
-    assert_eq!(run(&mut env.script("frobnicate")).code(), Some(BLOCKED));
+    assert_eq!(run(&mut env.script("vercel deploy")).code(), Some(BLOCKED));
     let r = run(env.automode().args(["off", "--session", "switch-test"]));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
-    assert_eq!(run(&mut env.script("frobnicate")).code(), Some(127));
+    assert_eq!(run(&mut env.script("vercel deploy")).code(), Some(127));
     assert_eq!(
         run(env.automode().args(["on", "--session", "switch-test"])).code(),
         Some(0)
     );
-    assert_eq!(run(&mut env.script("frobnicate")).code(), Some(BLOCKED));
+    assert_eq!(run(&mut env.script("vercel deploy")).code(), Some(BLOCKED));
     assert_eq!(run(env.automode().arg("off")).code(), Some(0));
     let other = Env::new();
     // The global switch lives in this env's state dir only.
-    assert_eq!(run(&mut other.script("frobnicate")).code(), Some(BLOCKED));
-    let r = run(env.script("frobnicate").env("AUTOMODE_SESSION", "another"));
+    assert_eq!(
+        run(&mut other.script("vercel deploy")).code(),
+        Some(BLOCKED)
+    );
+    let r = run(env
+        .script("vercel deploy")
+        .env("AUTOMODE_SESSION", "another"));
     assert_eq!(r.code(), Some(127), "{}", r.stderr());
     assert_eq!(run(env.automode().arg("reset")).code(), Some(0));
-    assert_eq!(run(&mut env.script("frobnicate")).code(), Some(BLOCKED));
+    assert_eq!(run(&mut env.script("vercel deploy")).code(), Some(BLOCKED));
 }
 
 #[test]
@@ -263,7 +269,7 @@ fn fifty_parallel_invocations_lose_no_count() {
     let env = Env::new().with_env("AUTOMODE_SESSION", "parallel");
     let children: Vec<_> = (0..50)
         .map(|i| {
-            let mut c = env.script(if i % 5 == 0 { "frobnicate" } else { "true" });
+            let mut c = env.script(if i % 5 == 0 { "vercel deploy" } else { "true" });
             c.stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
                 .spawn()

@@ -191,7 +191,7 @@ fn fifty_parallel_invocations_each_have_their_audit_entry() {
     let children: Vec<_> = (0..50)
         .map(|i| {
             let mut c = env.script(if i % 5 == 0 {
-                "frobnicate"
+                "vercel deploy"
             } else {
                 "echo parallel"
             });
@@ -250,10 +250,10 @@ fn damaged_state_is_kept_and_reported() {
     assert_eq!(r.stderr(), "");
     // A damaged global switch that said "off" reads as on.
     assert_eq!(run(env.automode().arg("off")).code(), Some(0));
-    let r = run(&mut env.script("frobnicate"));
+    let r = run(&mut env.script("vercel deploy"));
     assert_eq!(r.code(), Some(127), "off: it runs (and is not found)");
     std::fs::write(state(&env).join("global.json"), "garbage").unwrap();
-    let r = run(&mut env.script("frobnicate"));
+    let r = run(&mut env.script("vercel deploy"));
     assert_eq!(r.code(), Some(BLOCKED), "on again: {}", r.stderr());
     assert!(r.stderr().contains("global.json"), "{}", r.stderr());
     assert!(r.stderr().contains("auto mode is on"), "{}", r.stderr());

@@ -619,3 +619,51 @@ fn exec_and_status_and_check_show_the_sandbox() {
     let v: Value = serde_json::from_str(r.stdout().trim()).unwrap();
     assert_eq!(v["sandbox"]["status"]["state"], "enforced", "{v}");
 }
+
+/// A program automode does not know, on PATH outside the project: it
+/// records its arguments, makes `./out/tool`, and tries the home.
+fn frobnicate_on_path(env: &mut Env) {
+    let bin = env.root().join("bin");
+    write(
+        &bin.join("frobnicate"),
+        "#!/bin/sh\necho \"$@\" > ran.txt\nmkdir -p out\nprintf '#!/bin/sh\\necho tool ran\\n' > out/tool\nchmod +x out/tool\necho owned >> \"$HOME/.bashrc\" 2>/dev/null || echo refused > refused.txt\n",
+    );
+    std::fs::set_permissions(
+        bin.join("frobnicate"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    env.path = format!("{}:{}", bin.display(), env.path);
+}
+
+#[test]
+fn unknown_programs_run_contained_with_the_policy_on() {
+    if !landlock_or_skip("contained") {
+        return;
+    }
+    let mut env = Env::new();
+    write(&env.home.join(".bashrc"), "# rc\n");
+    frobnicate_on_path(&mut env);
+    // Not known, literal, writes nowhere the analysis sees outside: the
+    // contained tier runs it, and the kernel keeps it out of the home.
+    let r = run(env
+        .automode()
+        .args(["check", "--json", "frobnicate tasks get '#002' --json"]));
+    let v: Value = serde_json::from_str(&r.stdout()).unwrap();
+    assert_eq!(v["decision"], "allow", "{v}");
+    assert_eq!(v["tier"], "contained", "{v}");
+    let r = run(&mut env.script("frobnicate tasks get '#002' --json && ./out/tool"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert_eq!(r.stdout(), "tool ran\n");
+    assert_eq!(read(&env.work.join("ran.txt")), "tasks get #002 --json\n");
+    assert_eq!(read(&env.work.join("refused.txt")), "refused\n");
+    assert_eq!(read(&env.home.join(".bashrc")), "# rc\n");
+    // A review reason stays the classifier's (none here: blocked).
+    let r = run(&mut env.script("frobnicate && vercel deploy --prod"));
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
+    // With the sandbox off, the tier is off.
+    let off = env.with_env("AUTOMODE_SETTINGS_JSON", r#"{"sandbox": {"mode": "off"}}"#);
+    let r = run(off.automode().args(["check", "--json", "frobnicate"]));
+    let v: Value = serde_json::from_str(&r.stdout()).unwrap();
+    assert_eq!(v["decision"], "classify", "{v}");
+}

@@ -63,6 +63,9 @@ pub enum Tier {
     ReadOnly,
     /// Routine project work inside the working directory.
     Routine,
+    /// Literal commands whose every change lands where the enforced
+    /// sandbox lets them write: the kernel confines them.
+    Contained,
     /// Nothing decided: the classifier would judge.
     Classifier,
 }
@@ -82,6 +85,7 @@ impl Tier {
             Tier::AllowRule => "allow-rule",
             Tier::ReadOnly => "read-only",
             Tier::Routine => "routine",
+            Tier::Contained => "contained",
             Tier::Classifier => "classifier",
         }
     }

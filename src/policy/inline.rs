@@ -452,6 +452,105 @@ const RUBY_PERL_DELETERS: &[&str] = &[
     "delete",
 ];
 
+/// Names in inline code that take it past what the sandbox answers, with
+/// what they do (any language: the names do not collide in practice).
+/// Code that uses one is reviewed even in the sandbox: the network is open
+/// there, a spawned program is judged by no one, the environment and the
+/// home hold secrets, and a deletion or a rename inside the project is the
+/// project's data.
+const UNCONTAINED_NAMES: &[(&str, &str)] = &[
+    ("urllib", "uses Python's URL client"),
+    ("requests", "uses the requests HTTP client"),
+    ("httpx", "uses the httpx HTTP client"),
+    ("aiohttp", "uses the aiohttp HTTP client"),
+    ("http.client", "uses Python's HTTP client"),
+    ("socket", "opens sockets"),
+    ("smtplib", "sends mail"),
+    ("ftplib", "uses FTP"),
+    ("paramiko", "uses SSH"),
+    ("boto3", "uses the AWS SDK"),
+    ("fetch(", "uses the fetch API"),
+    ("XMLHttpRequest", "uses browser HTTP"),
+    ("require('http", "uses Node's HTTP modules"),
+    ("require(\"http", "uses Node's HTTP modules"),
+    ("require('net'", "opens sockets"),
+    ("require(\"net\"", "opens sockets"),
+    ("from 'http", "uses Node's HTTP modules"),
+    ("node:http", "uses Node's HTTP modules"),
+    ("node:net", "opens sockets"),
+    ("axios", "uses the axios HTTP client"),
+    ("WebSocket", "opens web sockets"),
+    ("Net::HTTP", "uses Ruby's HTTP client"),
+    ("open-uri", "uses Ruby's URL opener"),
+    ("LWP::", "uses Perl's web client"),
+    ("IO::Socket", "opens sockets"),
+    ("HTTP::Tiny", "uses Perl's HTTP client"),
+    ("curl_init", "uses PHP's curl"),
+    ("file_get_contents('http", "reads a URL"),
+    ("fsockopen", "opens sockets"),
+    ("system", "runs programs"),
+    ("subprocess", "runs programs"),
+    ("popen", "runs programs"),
+    ("Popen", "runs programs"),
+    ("os.exec", "runs programs"),
+    ("spawn", "runs programs"),
+    ("child_process", "runs programs"),
+    ("execSync", "runs programs"),
+    ("execFile", "runs programs"),
+    ("exec(", "runs programs or code it builds"),
+    ("exec ", "runs programs"),
+    ("fork", "starts processes"),
+    ("Open3", "runs programs"),
+    ("%x", "runs programs"),
+    ("qx", "runs programs"),
+    ("Deno.Command", "runs programs"),
+    ("Bun.spawn", "runs programs"),
+    ("eval", "builds code at run time"),
+    ("__import__", "imports a module by a computed name"),
+    ("importlib", "imports a module by a computed name"),
+    ("compile(", "builds code at run time"),
+    ("Function(", "builds code at run time"),
+    ("b64decode", "decodes hidden text"),
+    ("atob", "decodes hidden text"),
+    ("fromhex", "decodes hidden text"),
+    ("unpack", "decodes hidden text"),
+    ("environ", "reads the environment"),
+    ("getenv", "reads the environment"),
+    ("process.env", "reads the environment"),
+    ("ENV", "reads the environment"),
+    ("Deno.env", "reads the environment"),
+    ("homedir", "reads the home directory"),
+    ("expanduser", "reads the home directory"),
+    ("Path.home", "reads the home directory"),
+    ("~/", "reads the home directory"),
+    ("/home/", "reads other places in /home"),
+    ("/root", "reads root's home"),
+    ("/etc/", "reads the system configuration"),
+    ("/proc/", "reads process information"),
+    ("rename", "renames files"),
+    ("shutil.move", "moves files"),
+    ("os.replace", "replaces files"),
+    ("copyfile", "overwrites files"),
+    ("chmod", "changes permissions"),
+    ("chown", "changes owners"),
+    ("symlink", "makes links"),
+    ("setrlimit", "changes limits"),
+    ("ptrace", "traces processes"),
+    ("kill", "signals processes"),
+];
+
+/// Why inline code needs review even in the sandbox, if it does: a name
+/// from `UNCONTAINED_NAMES`, or backticks outside JavaScript (deletion
+/// calls are judged by their targets, `deletions`).
+pub fn uncontained(lang: &str, code: &str) -> Option<String> {
+    if let Some((_, what)) = UNCONTAINED_NAMES.iter().find(|(n, _)| code.contains(n)) {
+        return Some((*what).to_string());
+    }
+    // Backticks run programs in Perl, Ruby and PHP (in JavaScript they
+    // quote a template).
+    (code.contains('`') && language(lang) != Some("js")).then(|| "runs programs".to_string())
+}
+
 /// The language of an InlineCode finding's detail (`python3: code`).
 pub fn split_detail(detail: &str) -> (&str, &str) {
     match detail.split_once(": ") {

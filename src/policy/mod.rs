@@ -48,6 +48,40 @@ pub struct Ctx<'a> {
     pub widening: Option<&'a Result<crate::sandbox::widen::Widening, String>>,
     /// `sandbox.mode` is `require`: the sandbox is never lifted.
     pub sandbox_required: bool,
+    /// The sandbox this command will run in, when the kernel enforces it
+    /// (the contained tier and the sandbox-answered reasons need it).
+    pub contained: Option<&'a Containment>,
+}
+
+/// Where an enforced sandbox lets a command write (from its base plan).
+#[derive(Debug, Clone, Default)]
+pub struct Containment {
+    /// Write roots (canonical).
+    pub write: Vec<PathBuf>,
+    /// Trees not writable inside a root, unless a deeper root grants them.
+    pub exclude: Vec<PathBuf>,
+    /// Protected paths (read-only inside the project).
+    pub protect: Vec<PathBuf>,
+}
+
+impl Containment {
+    /// The sandbox lets a command change `p`.
+    pub fn writable(&self, p: &Path) -> bool {
+        let deepest = |set: &[PathBuf]| {
+            set.iter()
+                .filter(|r| p.starts_with(r))
+                .map(|r| r.as_os_str().len())
+                .max()
+        };
+        let Some(root) = deepest(&self.write) else {
+            return false;
+        };
+        deepest(&self.exclude).is_none_or(|e| root > e)
+            && !self
+                .protect
+                .iter()
+                .any(|x| p.starts_with(x) || x.starts_with(p))
+    }
 }
 
 /// A tier either decides or passes with a note for the trace.
@@ -66,6 +100,7 @@ const TIERS: &[(Tier, TierFn)] = &[
     (Tier::AllowRule, allow_rules),
     (Tier::ReadOnly, read_only),
     (Tier::Routine, routine),
+    (Tier::Contained, contained),
     (Tier::Classifier, classifier),
 ];
 
@@ -340,7 +375,7 @@ fn inside_working_directory(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verd
         return Err(w);
     }
     let facts = facts(ctx, scratch);
-    match facts.review.first() {
+    match facts.review.first().or(facts.contained.first()) {
         Some(why) => Err(why.clone()),
         None => Ok(Verdict::new(
             Decision::Allow,
@@ -399,7 +434,7 @@ fn read_only(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
         return Err("classifyReadOnlyTools is on".into());
     }
     let facts = facts(ctx, scratch);
-    if let Some(why) = facts.review.first().or(facts.unknown.first()) {
+    if let Some(why) = facts.first_reason() {
         return Err(why.clone());
     }
     if let Some((i, _)) = facts
@@ -451,7 +486,7 @@ fn routine(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
     {
         return Err("classifyReadOnlyTools is on and every command only reads".into());
     }
-    if let Some(why) = facts.review.first().or(facts.unknown.first()) {
+    if let Some(why) = facts.first_reason() {
         return Err(why.clone());
     }
     if facts.uses_git
@@ -472,6 +507,68 @@ fn routine(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
     ))
 }
 
+/// Literal commands whose every change lands where the enforced sandbox
+/// lets them write, with nothing only the classifier can judge: unknown
+/// programs, project scripts, `python -m X`, inline code run because the
+/// kernel confines them.
+fn contained(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
+    let Some(sandbox) = ctx.contained else {
+        return Err("the sandbox is not enforced for this command".into());
+    };
+    if let Some(p) = &scratch.protected {
+        return Err(format!("protected: {p}"));
+    }
+    let facts = facts(ctx, scratch);
+    if let Some(why) = facts.review.first() {
+        return Err(why.clone());
+    }
+    for e in &ctx.analysis.effects {
+        if e.kind == EffectKind::Read || device_sink(Path::new(&e.raw)) {
+            continue;
+        }
+        match &e.path {
+            Some(p) if device_sink(p) || sandbox.writable(p) => {}
+            Some(p) => {
+                return Err(format!(
+                    "{} {}, outside the sandbox's writable paths",
+                    verb(e.kind),
+                    p.display()
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "{} {}, a path only known at run time",
+                    verb(e.kind),
+                    e.raw
+                ));
+            }
+        }
+    }
+    if facts.uses_git
+        && let git::Probe::Risky(what) = git::probe(
+            &ctx.places.cwd,
+            ctx.places.home.as_deref(),
+            ctx.xdg_config_home,
+        )
+    {
+        return Err(format!("the git configuration runs programs ({what})"));
+    }
+    let why = facts
+        .unknown
+        .first()
+        .or(facts.contained.first())
+        .map_or_else(String::new, |w| format!(" ({w})"));
+    Ok(Verdict::new(
+        Decision::Allow,
+        Tier::Contained,
+        "contained",
+        "built-in",
+        format!(
+            "contained: it runs in the sandbox, which lets it write only in the project, temporary directories and tool caches{why}"
+        ),
+    ))
+}
+
 /// A widening the script asks for, as the reason no allow tier takes it.
 fn widening(ctx: &Ctx<'_>) -> Option<String> {
     match ctx.widening? {
@@ -488,8 +585,7 @@ fn classifier(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
     let facts = facts(ctx, scratch);
     let why = widening(ctx)
         .or_else(|| protected.map(|p| format!("writes a protected path: {p}")))
-        .or_else(|| facts.review.first().cloned())
-        .or_else(|| facts.unknown.first().cloned())
+        .or_else(|| facts.first_reason().cloned())
         .unwrap_or_else(|| "no allow tier settles it".into());
     Ok(Verdict::new(
         Decision::Classify,
@@ -510,9 +606,38 @@ struct Facts {
     review: Vec<String>,
     /// Programs automode does not know.
     unknown: Vec<String>,
+    /// Reasons the enforced sandbox answers (a write to `/tmp`, a script
+    /// that does not exist yet, inline code): the classifier's, or the
+    /// contained tier's.
+    contained: Vec<String>,
     /// The first file the script changes (other than /dev/null).
     first_write: Option<String>,
     uses_git: bool,
+}
+
+impl Facts {
+    /// The first reason an allow tier other than the contained one stops.
+    fn first_reason(&self) -> Option<&String> {
+        self.review
+            .first()
+            .or(self.contained.first())
+            .or(self.unknown.first())
+    }
+
+    /// A reason the sandbox answers when it is enforced (`ctx.contained`),
+    /// else one for the classifier.
+    fn sandboxed(&mut self, ctx: &Ctx<'_>, answered: bool, why: String) {
+        if answered && ctx.contained.is_some() {
+            self.contained.push(why);
+        } else {
+            self.review.push(why);
+        }
+    }
+}
+
+/// The sandbox lets the command write `p`.
+fn writable(ctx: &Ctx<'_>, p: &Path) -> bool {
+    ctx.contained.is_some_and(|s| s.writable(p))
 }
 
 fn facts<'s>(ctx: &Ctx<'_>, scratch: &'s mut Scratch) -> &'s Facts {
@@ -638,13 +763,6 @@ pub fn call_of<'a>(
         args: c.argv.iter().skip(1).map(|w| w.known()).collect(),
         places,
         command: c,
-        // Its output goes into a filter that selects lines.
-        piped: a.commands.get(i + 1).is_some_and(|n| {
-            n.stdin == Stdin::Pipe
-                && n.depth == c.depth
-                && matches!(n.base_name(), Some("grep" | "egrep" | "fgrep" | "rg"))
-                && n.argv.len() > 1
-        }),
     }
 }
 
@@ -667,7 +785,7 @@ fn unplaced_option(c: &crate::shell::analysis::CommandInfo) -> Option<&str> {
 
 /// The class the tables give a program they do not know.
 fn unknown_program(class: &Class) -> bool {
-    matches!(class, Class::Review(why) if why.ends_with("is not a program automode knows"))
+    matches!(class, Class::Unknown(_))
 }
 
 fn compute_facts(ctx: &Ctx<'_>) -> Facts {
@@ -712,19 +830,36 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
             .skip(1)
             .filter(|w| w.lit().is_none_or(|t| !t.starts_with('-')))
             .count();
-        if matches!(
+        // `compgen -e`, `-v`, `-A variable`/`export`: names only, but
+        // `compgen -v | xargs -I{} …` is a step from the values.
+        let compgen_vars = c.base_name() == Some("compgen")
+            && c.argv.iter().skip(1).any(|w| {
+                w.lit().is_none_or(|t| {
+                    matches!(t, "-e" | "-v" | "variable" | "export")
+                        || (t.starts_with('-')
+                            && !t.starts_with("--")
+                            && (t.contains('e') || t.contains('v')))
+                })
+            });
+        if compgen_vars {
+            f.review
+                .push("compgen lists the environment's variables".to_string());
+        } else if matches!(
             c.base_name(),
-            Some("set" | "declare" | "typeset" | "export" | "readonly" | "local" | "compgen")
+            Some("set" | "declare" | "typeset" | "export" | "readonly" | "local")
         ) && operands == 0
             && c.argv.iter().skip(1).all(|w| {
+                // `set -e`, `set -o pipefail` change options; the others
+                // print whatever flags they have.
                 w.lit().is_some_and(|t| {
                     t.starts_with('-')
-                        && !t.starts_with("-o")
-                        && !t.starts_with("+o")
-                        && !matches!(
-                            t,
-                            "-e" | "-u" | "-x" | "-eu" | "-ex" | "-euo" | "-eux" | "-o"
-                        )
+                        && (c.base_name() != Some("set")
+                            || !t.starts_with("-o")
+                                && !t.starts_with("+o")
+                                && !matches!(
+                                    t,
+                                    "-e" | "-u" | "-x" | "-eu" | "-ex" | "-euo" | "-eux" | "-o"
+                                ))
                 })
             })
             && !(c.base_name() == Some("set") && c.argv.len() > 1)
@@ -781,10 +916,15 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
                 || "a directory only known at run time".to_string(),
                 |d| d.display().to_string(),
             );
-            f.review.push(format!(
-                "{} runs in {wher}, outside the working directory",
-                c.base_name().unwrap_or("")
-            ));
+            let answered = !c.cwd.is_empty() && c.cwd.iter().all(|d| writable(ctx, d));
+            f.sandboxed(
+                ctx,
+                answered,
+                format!(
+                    "{} runs in {wher}, outside the working directory",
+                    c.base_name().unwrap_or("")
+                ),
+            );
         }
         // Routine tools whose files the analysis does not model: a path
         // outside the working directory among their arguments
@@ -812,11 +952,15 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
                 }
                 let p = crate::shell::paths::resolve(base, t).0;
                 if !ctx.places.inside_cwd(&p) {
-                    f.review.push(format!(
-                        "{} names {}, outside the working directory",
-                        c.base_name().unwrap_or(""),
-                        p.display()
-                    ));
+                    f.sandboxed(
+                        ctx,
+                        writable(ctx, &p),
+                        format!(
+                            "{} names {}, outside the working directory",
+                            c.base_name().unwrap_or(""),
+                            p.display()
+                        ),
+                    );
                     break;
                 }
             }
@@ -843,12 +987,10 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
                 }
             }
         }
-        if let Class::Review(why) = &class {
-            if why.ends_with("is not a program automode knows") {
-                f.unknown.push(why.clone());
-            } else {
-                f.review.push(why.clone());
-            }
+        match &class {
+            Class::Unknown(why) => f.unknown.push(why.clone()),
+            Class::Review(why) => f.review.push(why.clone()),
+            _ => {}
         }
         f.classes.push(class);
         // Secrets named on the command line (`base64 ~/.ssh/id_rsa`,
@@ -885,10 +1027,26 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
             FindingKind::InlineCode => {
                 let (lang, code) = inline::split_detail(&finding.detail);
                 if !inline::harmless(lang, code) {
-                    f.review.push(format!(
+                    let why = format!(
                         "inline {lang} code is not proven harmless: {}",
                         code.chars().take(120).collect::<String>()
-                    ));
+                    );
+                    // A deletion call: contained only when each target is
+                    // a literal build artifact in the project.
+                    let deletes = inline::deletions(lang, code).into_iter().find_map(|d| {
+                        let kept = d.target.as_deref().is_some_and(|t| {
+                            let p = crate::shell::paths::resolve(&ctx.places.cwd, t).0;
+                            ctx.places.artifact(&p).is_some()
+                        });
+                        (!kept).then(|| d.target.unwrap_or_else(|| "a computed path".into()))
+                    });
+                    match inline::uncontained(lang, code) {
+                        Some(what) => f.review.push(format!("{why} (it {what})")),
+                        None if let Some(t) = deletes => {
+                            f.review.push(format!("{why} (it deletes {t})"));
+                        }
+                        None => f.sandboxed(ctx, true, why),
+                    }
                 }
             }
             FindingKind::MissingScript => {
@@ -903,11 +1061,26 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
                             .iter()
                             .any(|w| matches!(w.lit(), Some("venv" | "virtualenv")))
                     });
+                // In the sandbox, a project script an earlier command of
+                // the same script may make (`make && ./bin/test`) runs
+                // confined; one nothing made first, or one outside the
+                // project, stays the classifier's.
+                let made_first = f
+                    .classes
+                    .iter()
+                    .take(idx)
+                    .any(|c| !matches!(c, Class::ReadOnly | Class::Neutral))
+                    && finding
+                        .detail
+                        .strip_prefix("runs ")
+                        .and_then(|d| d.split_once(", which does not exist yet"))
+                        .is_some_and(|(p, _)| ctx.places.inside_cwd(Path::new(p)));
                 if !venv {
-                    f.review.push(format!(
-                        "{}: what it will contain is not known",
-                        finding.detail
-                    ));
+                    f.sandboxed(
+                        ctx,
+                        made_first,
+                        format!("{}: what it will contain is not known", finding.detail),
+                    );
                 }
             }
             _ => {}
@@ -937,12 +1110,17 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
                 .as_deref()
                 .is_some_and(|v| catalogue::path_value_ok(ctx, v))
         {
-            f.review.push(format!(
-                "sets PATH to {}, so later program names may run other programs",
-                asg.value
-                    .as_deref()
-                    .unwrap_or("a value only known at run time")
-            ));
+            // Whatever a changed PATH finds runs confined in the sandbox.
+            f.sandboxed(
+                ctx,
+                true,
+                format!(
+                    "sets PATH to {}, so later program names may run other programs",
+                    asg.value
+                        .as_deref()
+                        .unwrap_or("a value only known at run time")
+                ),
+            );
         }
     }
     f
@@ -989,6 +1167,15 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
             if home_wide {
                 f.review
                     .push(format!("reads all of {} (secrets live there)", p.display()));
+            } else if e.recursive
+                && !names_only
+                && !places.inside_cwd(p)
+                && let Some(why) = places.foreign_tree(p)
+            {
+                f.review.push(format!(
+                    "reads {} recursively: {why}, with its .env files and keys",
+                    e.raw
+                ));
             }
             if e.target == TargetKind::Glob && !places.inside_cwd(p) && !names_only {
                 f.review.push(format!(
@@ -997,8 +1184,11 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
                 ));
             }
         } else if !names_only {
-            f.review
-                .push(format!("reads {}, a file named only at run time", e.raw));
+            f.sandboxed(
+                ctx,
+                true,
+                format!("reads {}, a file named only at run time", e.raw),
+            );
         }
         return;
     }
@@ -1115,11 +1305,15 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
         .iter()
         .find(|p| !places.inside_cwd(p) && !device_sink(p))
     {
-        f.review.push(format!(
-            "{} {}, outside the working directory",
-            verb(e.kind),
-            outside.display()
-        ));
+        f.sandboxed(
+            ctx,
+            all.iter().all(|p| device_sink(p) || writable(ctx, p)),
+            format!(
+                "{} {}, outside the working directory",
+                verb(e.kind),
+                outside.display()
+            ),
+        );
     }
 }
 

@@ -92,6 +92,24 @@ pub const SSH_FILES: &[(&str, &str)] = &[
     ("environment", "sets login environment"),
 ];
 
+/// Trees in a home that hold other people's published code (dependency
+/// sources, toolchains): reading them recursively is routine (an agent
+/// looks up how a library works), unlike the rest of the home.
+pub const DEPENDENCY_SOURCES: &[(&str, &str)] = &[
+    (".cargo/registry", "crate sources cargo downloaded"),
+    (".cargo/git", "git dependencies cargo checked out"),
+    (".rustup", "Rust toolchains and their library sources"),
+    ("go/pkg/mod", "Go's module cache"),
+    (".m2/repository", "Maven's local repository"),
+    (".gradle/caches", "Gradle's dependency cache"),
+    (".nvm/versions", "Node versions installed by nvm"),
+    (".pyenv/versions", "Python versions installed by pyenv"),
+    (".rbenv/versions", "Ruby versions installed by rbenv"),
+    (".local/share/pnpm/store", "pnpm's package store"),
+    (".cache/pip", "pip's download cache"),
+    (".cache/go-build", "Go's build cache"),
+];
+
 /// Paths (relative to a home) whose contents are secrets.
 pub const SECRET_PATHS: &[(&str, &str)] = &[
     (".ssh/id_", "SSH private keys"),
@@ -372,6 +390,31 @@ impl Places {
             }
             it.as_path()
         })
+    }
+
+    /// Why a recursive read of `p` (outside the working directory) may
+    /// gather other projects' files, `.env` files and keys: a directory
+    /// above the project, a part of a home other than dependency sources,
+    /// or another git repository.
+    pub fn foreign_tree(&self, p: &Path) -> Option<String> {
+        if self.cwd.starts_with(p) {
+            return Some(format!(
+                "{} holds the project and what lies beside it",
+                p.display()
+            ));
+        }
+        if let Some(rel) = self.in_home(p) {
+            let dependency = DEPENDENCY_SOURCES.iter().any(|(d, _)| rel.starts_with(d));
+            if !dependency {
+                return Some(format!("{} is in a home, outside the project", p.display()));
+            }
+            return None;
+        }
+        // Another repository: `.git` in `p` or above it, in a tree that
+        // does not also hold the project (a monorepo's sibling is fine).
+        let repo = p.ancestors().find(|a| a.join(".git").exists())?;
+        (!self.cwd.starts_with(repo))
+            .then(|| format!("{} is in another project ({})", p.display(), repo.display()))
     }
 
     /// A top-level system directory (or `/`)?

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::places::Places;
-use super::{Ctx, Decision, Tier, Verdict, decide};
+use super::{Containment, Ctx, Decision, Tier, Verdict, decide};
 use crate::config::{self, Config, RuleEntry, Source, Sourced};
 use crate::shell::{self, Dialect, Positional};
 
@@ -71,11 +71,18 @@ fn base_config(fx: &Fixture) -> Config {
 }
 
 fn verdict_with(fx: &Fixture, cfg: &Config, script: &str) -> Verdict {
-    verdict_on(fx, cfg, script, false)
+    verdict_on(fx, cfg, script, false, None)
 }
 
-/// `closed_terminal`: the shim's stdin is a terminal the command will not get.
-fn verdict_on(fx: &Fixture, cfg: &Config, script: &str, closed_terminal: bool) -> Verdict {
+/// `closed_terminal`: the shim's stdin is a terminal the command will not
+/// get; `contained`: the sandbox the command would run in.
+fn verdict_on(
+    fx: &Fixture,
+    cfg: &Config,
+    script: &str,
+    closed_terminal: bool,
+    contained: Option<&Containment>,
+) -> Verdict {
     let mut env = HashMap::new();
     env.insert("HOME".to_string(), fx.home.display().to_string());
     env.insert("PATH".to_string(), "/usr/bin:/bin".to_string());
@@ -111,6 +118,7 @@ fn verdict_on(fx: &Fixture, cfg: &Config, script: &str, closed_terminal: bool) -
         &[fx.home.join(".ssh")],
     );
     decide(&Ctx {
+        contained,
         analysis: &analysis,
         script,
         places: &places,
@@ -167,14 +175,17 @@ fn programs_that_would_wait_for_the_terminal() {
         ("cat", false),
     ];
     for (script, refused) in cases {
-        let v = verdict_on(&fx, &cfg, script, true);
+        let v = verdict_on(&fx, &cfg, script, true, None);
         let got = v.rule == "terminal-input";
         assert_eq!(got, refused, "{script}: {} {}", v.rule, v.reason);
         if refused {
             assert_eq!((v.decision, v.tier), (Decision::Deny, Tier::Terminal));
         }
         // Not on a terminal: the tier passes.
-        assert_ne!(verdict_on(&fx, &cfg, script, false).rule, "terminal-input");
+        assert_ne!(
+            verdict_on(&fx, &cfg, script, false, None).rule,
+            "terminal-input"
+        );
     }
 }
 
@@ -224,12 +235,244 @@ const CASES: &[(&str, Decision, Tier, &str)] = &[
         Tier::ReadOnly,
         "read-only",
     ),
+    // The filter keeps LANGSMITH_API_KEY too: the environment piped
+    // through a filter is the environment.
     (
         "env | grep -i ^LANG",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    // One supply-chain check for every package manager.
+    (
+        "uv pip install --extra-index-url https://pkgs.example/simple foo",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "uv add --index=https://pkgs.example/simple foo",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "pip install -ihttps://pkgs.example/simple foo",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "python3 -m pip install git+https://example.com/t.git",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "poetry add git+https://example.com/t.git",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "bun add https://example.com/x.tgz",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "npm install owner/repo",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "pnpm add --registry https://r.example foo",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "yarn add ../../elsewhere",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "go run golang.org/x/tools/cmd/stringer@latest",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "cargo add --git https://example.com/c.git c",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "cargo add --path=/opt/crate c",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "pip install --break-system-packages foo",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "uv pip install --system foo",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "uv run --with rich python -c 1",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "composer require --repository=https://r.example a/b",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "npm install -g typescript",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "npm install $(cat pkgs.txt)",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    ("npm install", Decision::Allow, Tier::Routine, "routine"),
+    ("npm ci", Decision::Allow, Tier::Routine, "routine"),
+    (
+        "pip install -r requirements.txt",
+        Decision::Allow,
+        Tier::Routine,
+        "routine",
+    ),
+    ("uv sync", Decision::Allow, Tier::Routine, "routine"),
+    ("poetry install", Decision::Allow, Tier::Routine, "routine"),
+    (
+        "cargo add serde --features derive",
+        Decision::Allow,
+        Tier::Routine,
+        "routine",
+    ),
+    (
+        "go get example.com/m@v1.2.0",
+        Decision::Allow,
+        Tier::Routine,
+        "routine",
+    ),
+    (
+        "npm i lodash@4 @types/node",
+        Decision::Allow,
+        Tier::Routine,
+        "routine",
+    ),
+    (
+        "pip install -e .",
+        Decision::Allow,
+        Tier::Routine,
+        "routine",
+    ),
+    (
+        "yarn add ./packages/local",
+        Decision::Allow,
+        Tier::Routine,
+        "routine",
+    ),
+    // The environment and other projects' trees.
+    (
+        "printenv | sort",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    ("env", Decision::Classify, Tier::Classifier, "classifier"),
+    (
+        "export -p | grep -i token",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "typeset -x",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "set | grep AWS",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "grep -r password ~/other",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "rg -n secret ..",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "tar cf - ~/other | wc -c",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "rg foo ~/.cargo/registry/src",
         Decision::Allow,
         Tier::ReadOnly,
         "read-only",
     ),
+    (
+        "grep -rn TODO src",
+        Decision::Allow,
+        Tier::ReadOnly,
+        "read-only",
+    ),
+    (
+        "cat ~/other/README",
+        Decision::Allow,
+        Tier::ReadOnly,
+        "read-only",
+    ),
+    (
+        "printenv LANG",
+        Decision::Allow,
+        Tier::ReadOnly,
+        "read-only",
+    ),
+    (
+        "declare -x | grep -i token",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    (
+        "compgen -e",
+        Decision::Classify,
+        Tier::Classifier,
+        "classifier",
+    ),
+    ("compgen -c", Decision::Allow, Tier::ReadOnly, "read-only"),
     ("cargo --help", Decision::Allow, Tier::ReadOnly, "read-only"),
     (
         "cargo run -- --config ./x.toml",
@@ -1092,4 +1335,123 @@ fn attached_resolved_and_unknown_options_reach_no_allow_tier() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A temporary directory beside the fixture's home (the fixture itself
+/// lives in `/tmp`, so `/tmp` would make every path writable).
+fn scratch(fx: &Fixture) -> PathBuf {
+    fx.home
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(&fx.home)
+        .join("tmp")
+}
+
+/// The sandbox's writable set for the fixture: the project (its `.git`
+/// excluded, hooks protected), a temporary directory and a tool cache.
+fn containment(fx: &Fixture) -> Containment {
+    Containment {
+        write: vec![fx.cwd.clone(), scratch(fx), fx.home.join(".cache")],
+        exclude: vec![fx.cwd.join(".git")],
+        protect: vec![fx.cwd.join(".git/hooks")],
+    }
+}
+
+#[test]
+fn contained_tier_runs_literal_work_the_sandbox_confines() {
+    let fx = fixture();
+    let cfg = base_config(&fx);
+    let sandbox = containment(&fx);
+    // (script, allowed by the contained tier; else where it goes)
+    let cases: &[(&str, Option<Decision>)] = &[
+        ("frobnicate tasks get '#002' --json", None),
+        ("minsky tasks status set '#001' DONE", None),
+        ("python3 -m mytool --check", None),
+        ("python3 -c 'import mymod; mymod.main()'", None),
+        ("frobnicate --out ../../tmp/report.txt", None),
+        ("frobnicate > ~/.cache/x/log", None),
+        ("frobnicate && ./bin/made-by-frobnicate", None),
+        ("cargo frobnicate --all", None),
+        // Review reasons stay the classifier's.
+        ("curl -s https://example.com", Some(Decision::Classify)),
+        ("vercel deploy --prod", Some(Decision::Classify)),
+        ("aws s3 ls", Some(Decision::Classify)),
+        ("argocd app delete prod-api", Some(Decision::Classify)),
+        ("sudoedit /etc/hosts", Some(Decision::Classify)),
+        ("frobnicate > ~/notes.txt", Some(Decision::Classify)),
+        ("frobnicate > .git/config", Some(Decision::Classify)),
+        ("./bin/never-made", Some(Decision::Classify)),
+        ("bash /tmp/evil.sh", Some(Decision::Classify)),
+        (
+            "python3 -c \"import os; os.system('make')\"",
+            Some(Decision::Classify),
+        ),
+        (
+            "python3 -c \"print(open('/home/x/.aws/credentials').read())\"",
+            Some(Decision::Classify),
+        ),
+        (
+            "node -e \"console.log(process.env)\"",
+            Some(Decision::Classify),
+        ),
+        (
+            "python3 -c \"import shutil; shutil.rmtree('src')\"",
+            Some(Decision::Classify),
+        ),
+        (
+            "python3 -c \"import urllib.request as u; u.urlopen('http://x')\"",
+            Some(Decision::Classify),
+        ),
+        (
+            "pip install git+https://example.com/t && t --init",
+            Some(Decision::Classify),
+        ),
+        ("$TOOL run", Some(Decision::Deny)),
+        ("eval \"$X\"", Some(Decision::Deny)),
+    ];
+    let mut failures = Vec::new();
+    for (script, other) in cases {
+        let v = verdict_on(&fx, &cfg, script, false, Some(&sandbox));
+        let ok = match other {
+            None => v.decision == Decision::Allow && v.tier == Tier::Contained,
+            Some(d) => v.decision == *d && v.tier != Tier::Contained,
+        };
+        if !ok {
+            failures.push(format!(
+                "{script}: got {:?} {:?}: {}",
+                v.decision, v.tier, v.reason
+            ));
+        }
+        // Without the sandbox the tier is off.
+        let off = verdict_with(&fx, &cfg, script);
+        if off.tier == Tier::Contained || (other.is_none() && off.decision == Decision::Allow) {
+            failures.push(format!(
+                "{script} without the sandbox: {:?} {}",
+                off.tier, off.reason
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let v = verdict_on(&fx, &cfg, "frobnicate", false, Some(&sandbox));
+    assert!(
+        v.reason.starts_with("contained: it runs in the sandbox"),
+        "{}",
+        v.reason
+    );
+}
+
+#[test]
+fn containment_writable_set() {
+    let fx = fixture();
+    let s = containment(&fx);
+    assert!(s.writable(&fx.cwd.join("src/x")));
+    assert!(s.writable(&scratch(&fx).join("a/b")));
+    assert!(!s.writable(&fx.cwd.join(".git/config")));
+    assert!(!s.writable(&fx.cwd.join(".git/hooks/pre-commit")));
+    assert!(!s.writable(&fx.home.join(".bashrc")));
+    assert!(!s.writable(Path::new("/etc/passwd")));
+    // A deeper root inside an excluded tree is writable again.
+    let mut deeper = s.clone();
+    deeper.write.push(fx.cwd.join(".git/objects"));
+    assert!(deeper.writable(&fx.cwd.join(".git/objects/ab")));
 }

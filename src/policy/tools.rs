@@ -25,6 +25,9 @@ pub enum Class {
     Routine,
     /// The classifier must judge it: why.
     Review(String),
+    /// A program (or subcommand, or module) automode does not know: the
+    /// classifier judges it, or the contained tier runs it in the sandbox.
+    Unknown(String),
 }
 
 /// A command as the tables see it.
@@ -36,8 +39,6 @@ pub struct Call<'a> {
     pub args: Vec<Option<&'a str>>,
     pub places: &'a Places,
     pub command: &'a CommandInfo,
-    /// Its output goes into a pipe (to the next command).
-    pub piped: bool,
 }
 
 impl Call<'_> {
@@ -565,6 +566,11 @@ const TOOLS: &[Tool] = &[
         Judge::By(node_pm),
         "JavaScript package managers",
     ),
+    tool(
+        &["compgen"],
+        Judge::ReadOnly,
+        "bash builtin listing completions (the policy reviews -e, -v: variables)",
+    ),
     tool(&["pip", "pip3"], Judge::By(pip), "Python package installer"),
     tool(
         &["python", "python2", "python3", "pypy", "pypy3"],
@@ -845,9 +851,57 @@ const TOOLS: &[Tool] = &[
             "s3cmd",
             "rclone",
             "mc",
+            "railway",
+            "render",
+            "sst",
+            "amplify",
+            "eas",
+            "expo",
+            "neonctl",
+            "planetscale",
+            "pscale",
+            "turso",
+            "convex",
+            "appwrite",
+            "koyeb",
+            "northflank",
+            "dokku",
+            "kamal",
+            "ngrok",
+            "cloudflared",
+            "tailscale",
+            "argocd",
+            "flux",
+            "helmfile",
+            "skaffold",
+            "tilt",
+            "okteto",
+            "devspace",
+            "garden",
+            "oci",
+            "ibmcloud",
+            "hcloud",
+            "scw",
+            "aliyun",
+            "civo",
+            "vultr-cli",
+            "exoscale",
+            "spin",
+            "kubeseal",
+            "sops",
         ],
         Judge::Review,
         "cloud and infrastructure tools change or reach remote systems",
+    ),
+    tool(
+        &["supabase"],
+        Judge::By(supabase),
+        "local development stack, or a remote project (deploys, pushes, secrets)",
+    ),
+    tool(
+        &["act"],
+        Judge::By(act),
+        "runs GitHub Actions workflows in containers (listing them only reads)",
     ),
     tool(
         &["curl", "wget", "http", "https", "xh", "curlie", "aria2c"],
@@ -971,6 +1025,15 @@ const TOOLS: &[Tool] = &[
             "systemd-run",
             "capsh",
             "setpriv",
+            "sudoedit",
+            "run0",
+            "gosu",
+            "su-exec",
+            "setuidgid",
+            "chpst",
+            "pfexec",
+            "dzdo",
+            "ksu",
         ],
         Judge::Review,
         "runs a command as another user or with other privileges",
@@ -1388,25 +1451,18 @@ const EXEC_OPTIONS: &[(&[&str], &[&str], &str)] = &[
     (
         &["pip", "pip3"],
         &[
-            "-i",
-            "--index-url",
-            "--extra-index-url",
-            "-f",
-            "--find-links",
             "--cert",
             "--client-cert",
             "--proxy",
-            "--trusted-host",
             "--config-settings",
             "--global-option",
             "--install-option",
         ],
-        "pip fetches from another index or runs build options",
+        "pip trusts other certificates or proxies, or runs build options",
     ),
     (
         &["npm", "pnpm", "yarn", "bun"],
         &[
-            "--registry",
             "--userconfig",
             "--globalconfig",
             "--script-shell",
@@ -1414,7 +1470,7 @@ const EXEC_OPTIONS: &[(&[&str], &[&str], &str)] = &[
             "--proxy",
             "--https-proxy",
         ],
-        "the package manager uses another registry, config or shell",
+        "the package manager uses another config, shell or proxy",
     ),
     (
         &["sort"],
@@ -1486,6 +1542,9 @@ pub fn classify(call: &Call<'_>) -> Class {
     {
         return review("tar reads or writes an archive on another host");
     }
+    if let Some(why) = supply_chain(call) {
+        return Class::Review(why);
+    }
     let Some(tool) = index().get(call.name) else {
         return unknown(call);
     };
@@ -1496,6 +1555,189 @@ pub fn classify(call: &Call<'_>) -> Class {
         Judge::Review => Class::Review(format!("{}: {}", call.name, tool.reason)),
         Judge::By(f) => f(call),
     }
+}
+
+/// Package managers the supply-chain check covers, with the subcommands
+/// whose operands are packages to install or run.
+const PACKAGE_MANAGERS: &[(&[&str], &[&str])] = &[
+    (&["pip", "pip3"], &["install", "download", "wheel"]),
+    (&["uv"], &["add", "install", "run", "sync"]),
+    (
+        &["poetry", "pdm", "pipenv", "rye", "hatch"],
+        &["add", "install"],
+    ),
+    (&["pipx"], &["install", "inject", "run"]),
+    (
+        &["npm", "pnpm", "yarn", "bun"],
+        &["install", "i", "add", "update", "up", "upgrade"],
+    ),
+    (&["deno"], &["add", "install", "run"]),
+    (&["cargo"], &["add", "install"]),
+    (&["go"], &["get", "install", "run"]),
+    (&["gem"], &["install"]),
+    (&["composer"], &["require", "install", "update"]),
+    (&["bundle"], &["add", "install"]),
+];
+
+/// Options that say where packages come from (another index, registry
+/// or repository than the manager's default and the project's manifest):
+/// for these managers, with their value attached, after `=` or apart.
+const SOURCE_OPTIONS: &[(&[&str], &[&str], &str)] = &[
+    (
+        &["pip", "pip3", "uv"],
+        &[
+            "-i",
+            "--index-url",
+            "--extra-index-url",
+            "--index",
+            "--default-index",
+            "-f",
+            "--find-links",
+            "--trusted-host",
+        ],
+        "fetches from another package index",
+    ),
+    (
+        &["poetry", "pdm", "pipenv", "rye", "hatch", "pipx"],
+        &[
+            "--index-url",
+            "--extra-index-url",
+            "--pypi-mirror",
+            "--pip-args",
+        ],
+        "fetches from another package index",
+    ),
+    (
+        &["npm", "pnpm", "yarn", "bun"],
+        &["--registry"],
+        "fetches from another registry",
+    ),
+    (
+        &["cargo"],
+        &["--git", "--registry", "--index"],
+        "fetches from a git repository or another registry",
+    ),
+    (
+        &["gem", "bundle"],
+        &["--source", "--git", "--github", "--clear-sources"],
+        "fetches from another source or a git repository",
+    ),
+    (
+        &["composer"],
+        &["--repository", "--repository-url"],
+        "fetches from another repository",
+    ),
+    (
+        &["uv"],
+        &["--with", "--with-requirements", "--with-editable"],
+        "runs with packages fetched for this run only",
+    ),
+    (
+        &["pip", "pip3", "uv"],
+        &["--break-system-packages", "--system"],
+        "installs into the system's Python",
+    ),
+];
+
+/// Where a word says code comes from, if it names a URL or a git source.
+fn remote_source(word: &str) -> bool {
+    word.contains("://")
+        || [
+            "git+",
+            "git@",
+            "git:",
+            "github:",
+            "gitlab:",
+            "bitbucket:",
+            "gist:",
+            "hg+",
+            "svn+",
+            "bzr+",
+        ]
+        .iter()
+        .any(|p| word.starts_with(p))
+}
+
+/// One supply-chain check for every package manager: code from a URL or a
+/// git source, a path outside the project, another index or registry, a
+/// module run at a version (`go run m@latest`), or the system's Python,
+/// is the classifier's to judge; installs from the project's own
+/// manifests and lock files, and from the default registry, stay local.
+fn supply_chain(call: &Call<'_>) -> Option<String> {
+    // `python -m pip …` is pip.
+    let (name, args) = match call.name {
+        n if n.starts_with("python") || n.starts_with("pypy") => {
+            let m = call.args.iter().position(|a| *a == Some("-m"))?;
+            (call.lit(m + 1)?, &call.args[m + 2..])
+        }
+        n => (n, &call.args[..]),
+    };
+    let (_, installs) = PACKAGE_MANAGERS.iter().find(|(n, _)| n.contains(&name))?;
+    let end = args
+        .iter()
+        .position(|a| *a == Some("--"))
+        .unwrap_or(args.len());
+    let own = &args[..end];
+    for (names, options, why) in SOURCE_OPTIONS {
+        if names.contains(&name)
+            && let Some(o) = own.iter().flatten().find_map(|a| {
+                options.iter().find(|o| {
+                    option_matches(a, o)
+                        || (o.len() == 2 && a.starts_with(*o) && !a.starts_with("--"))
+                })
+            })
+        {
+            return Some(format!("{name} {o} {why}"));
+        }
+    }
+    let ops: Vec<Option<&str>> = own
+        .iter()
+        .filter(|a| a.is_none_or(|a| !a.starts_with('-')))
+        .copied()
+        .collect();
+    // `uv pip install`: the subcommand is the second word.
+    let sub_at = usize::from(name == "uv" && ops.first() == Some(&Some("pip")));
+    let sub = ops.get(sub_at).copied().flatten().unwrap_or("");
+    if !installs.contains(&sub) {
+        return None;
+    }
+    for a in own.iter().skip_while(|a| **a != Some(sub)).skip(1) {
+        let Some(a) = a else {
+            return Some(format!(
+                "{name} {sub} names a package only known at run time"
+            ));
+        };
+        let value = a
+            .strip_prefix("--")
+            .and_then(|r| r.split_once('='))
+            .map_or(*a, |(_, v)| v);
+        if remote_source(value) {
+            return Some(format!(
+                "{name} {sub} fetches code from {value}, a URL or git source"
+            ));
+        }
+        let path = value.strip_prefix("file:").unwrap_or(value);
+        // A runner's later words are its program's arguments.
+        if sub != "run" && path.starts_with(['/', '.', '~']) && !inside(call.places, path) {
+            return Some(format!(
+                "{name} {sub} installs from {path}, outside the project"
+            ));
+        }
+        if name == "go" && sub == "run" && !a.starts_with('-') && a.contains('@') {
+            return Some(format!("go run {a} fetches and runs a module at a version"));
+        }
+        // `npm install owner/repo` is a GitHub repository.
+        if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
+            && !a.starts_with(['@', '.', '/', '-'])
+            && a.matches('/').count() == 1
+            && !a.ends_with(".tgz")
+        {
+            return Some(format!(
+                "{name} {sub} {a} installs from a GitHub repository"
+            ));
+        }
+    }
+    None
 }
 
 /// A program not in the table: a script of the project, or unknown.
@@ -1510,7 +1752,7 @@ fn unknown(call: &Call<'_>) -> Class {
         // read and analysed; anything else is the project's own program.
         return Class::Routine;
     }
-    Class::Review(format!("{name} is not a program automode knows"))
+    Class::Unknown(format!("{name} is not a program automode knows"))
 }
 
 /// Programs whose copy inside a project would run unjudged.
@@ -1838,8 +2080,9 @@ fn read_only(call: &Call<'_>) -> Class {
             Class::Review(format!("{} fetches a URL", call.name))
         }
         "env" | "printenv" => {
-            // Printing the whole environment shows tokens; a filter after
-            // it (`env | grep LANG`) or a named variable does not.
+            // Printing the whole environment shows tokens, and a filter
+            // after it (`env | grep -i key`) keeps exactly those; a named
+            // variable that does not look like a secret does not.
             let named = call.name == "printenv" && call.first_operand().is_some();
             let runs = call.name == "env"
                 && call
@@ -1848,7 +2091,7 @@ fn read_only(call: &Call<'_>) -> Class {
                     .any(|a| a.is_none_or(|t| !t.starts_with('-') && !t.contains('=')));
             if runs {
                 Class::Neutral
-            } else if named || call.piped {
+            } else if named {
                 Class::ReadOnly
             } else {
                 Class::Review(format!(
@@ -1870,6 +2113,46 @@ fn read_only(call: &Call<'_>) -> Class {
             review("less commands can run programs")
         }
         _ => Class::ReadOnly,
+    }
+}
+
+/// `supabase`: the local stack and code generation are project work;
+/// anything that reaches the hosted project is reviewed.
+fn supabase(call: &Call<'_>) -> Class {
+    let ops: Vec<&str> = call
+        .own_args()
+        .iter()
+        .map(|a| a.unwrap_or("\u{0}"))
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let linked = call.has(&["--linked", "--project-ref", "--db-url"]);
+    match ops.as_slice() {
+        [] | ["help", ..] | ["status"] | ["start"] | ["stop"] | ["init"] | ["bootstrap"] => {
+            Class::Routine
+        }
+        ["gen", ..]
+        | ["migration", "new" | "list" | "squash" | "up", ..]
+        | ["test", ..]
+        | ["db", "diff" | "lint" | "reset" | "start" | "dump", ..]
+        | ["functions", "new" | "serve", ..]
+        | ["seed", ..]
+            if !linked =>
+        {
+            Class::Routine
+        }
+        _ => Class::Review(format!(
+            "supabase {} may change the hosted project",
+            ops.first().copied().unwrap_or("")
+        )),
+    }
+}
+
+/// `act`: listing workflows reads; running them starts containers.
+fn act(call: &Call<'_>) -> Class {
+    if call.has(&["-l", "--list", "--graph", "-g", "--version", "-h", "--help"]) {
+        Class::ReadOnly
+    } else {
+        review("act runs workflows in containers")
     }
 }
 
@@ -1996,7 +2279,7 @@ fn cargo(call: &Call<'_>) -> Class {
         | "audit" | "deny" | "outdated" | "machete" | "udeps" | "hack" | "insta" | "make"
         | "about" | "binstall_check" | "msrv" | "semver-checks" | "mutants" | "fuzz"
         | "criterion" | "help" | "info" | "report" | "sort" => Class::Routine,
-        other => Class::Review(format!(
+        other => Class::Unknown(format!(
             "cargo {other} is not a cargo command automode knows"
         )),
     }
@@ -2130,7 +2413,7 @@ fn pip_args(call: &Call<'_>, start: usize) -> Class {
         "uninstall" => review("pip uninstall removes installed packages"),
         "cache" => review("the pip cache lives outside the project"),
         "" => Class::ReadOnly,
-        other => Class::Review(format!("pip {other} is not a pip command automode knows")),
+        other => Class::Unknown(format!("pip {other} is not a pip command automode knows")),
     }
 }
 
@@ -2223,7 +2506,7 @@ fn python(call: &Call<'_>) -> Class {
                     Some((_, Judge::Routine, _)) => Class::Routine,
                     Some((_, _, why)) => Class::Review(format!("python -m {module} {why}")),
                     None => {
-                        Class::Review(format!("python -m {module} is not a module automode knows"))
+                        Class::Unknown(format!("python -m {module} is not a module automode knows"))
                     }
                 };
             }
@@ -2366,7 +2649,7 @@ fn go(call: &Call<'_>) -> Class {
         "env" | "version" | "list" | "doc" | "help" => Class::ReadOnly,
         "build" | "test" | "vet" | "fmt" | "mod" | "run" | "generate" | "get" | "clean"
         | "work" | "fix" | "tool" | "bug_" => Class::Routine,
-        other => Class::Review(format!("go {other} is not a go command automode knows")),
+        other => Class::Unknown(format!("go {other} is not a go command automode knows")),
     }
 }
 
@@ -2517,7 +2800,7 @@ fn bundle(call: &Call<'_>) -> Class {
             _ => review("bundle exec runs a program automode does not judge"),
         },
         "config" => review("bundle config changes settings"),
-        other => Class::Review(format!(
+        other => Class::Unknown(format!(
             "bundle {other} is not a bundler command automode knows"
         )),
     }
@@ -2644,7 +2927,6 @@ fn run_inner(call: &Call<'_>, sub: &str) -> Class {
         args: call.args[rest + 1..].to_vec(),
         places: call.places,
         command: call.command,
-        piped: call.piped,
     };
     // The analysis does not see the inner program's arguments as a
     // command: only test runners, linters and formatters are judged here.
