@@ -181,6 +181,7 @@ def main():
     ap.add_argument("--compare-wrappers", action="store_true",
                     help="also judge every case inside Claude Code's, Codex's and Gemini CLI's wrappers and report differences")
     args = ap.parse_args()
+    args.bin = os.path.abspath(args.bin)
 
     cases = [json.loads(l) for l in open(args.corpus) if l.strip()]
     with tempfile.TemporaryDirectory(prefix="automode-score-") as tmp:

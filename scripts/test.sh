@@ -28,3 +28,7 @@ need unshare || apt_install util-linux
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
 cargo test --locked "$@"
+# The labelled corpora (tests/data/README.md): exit 1 unless every case
+# that must not be allowed is caught.
+python3 scripts/score.py --bin target/debug/automode
+python3 scripts/score.py --bin target/debug/automode --corpus tests/data/decisions-sandbox.jsonl

@@ -199,6 +199,9 @@ pub struct Judge {
     pub kernel: sandbox::Kernel,
     /// This session has been told that the sandbox is unavailable.
     pub sandbox_warned: bool,
+    /// When this session's first command was counted (ns): what was born
+    /// after it is the session's to delete.
+    pub session_start_ns: Option<u64>,
 }
 
 impl Judge {
@@ -217,12 +220,18 @@ impl Judge {
             let var = |k: &str| ctx.var_str(k).map(str::to_string);
             Store::new(d, session::id(ctx.var_str("AUTOMODE_SESSION"), &var))
         });
-        let session = match (&store, switches) {
-            (Some(s), Switches::SessionAndGlobal) => Some(s.read()),
-            _ => None,
-        };
-        let session_switch = session.as_ref().and_then(|s| s.enabled);
+        // Read for when the session began (its artifacts) whatever the
+        // switches; its own on/off only where they say.
+        let session = store.as_ref().map(Store::read);
+        let session_switch = session
+            .as_ref()
+            .filter(|_| switches == Switches::SessionAndGlobal)
+            .and_then(|s| s.enabled);
         let sandbox_warned = session.as_ref().is_some_and(|s| s.sandbox_warned);
+        let session_start_ns = session.as_ref().and_then(|s| {
+            s.first_at_ns
+                .or_else(|| s.first_at.map(|t| (t + 1).saturating_mul(1_000_000_000)))
+        });
         let global = state_dir.as_deref().and_then(|d| state::global(d).enabled);
         let enabled = match (session_switch, global) {
             (Some(on), _) => (on, "automode on/off for this session".to_string()),
@@ -247,6 +256,7 @@ impl Judge {
             transcript: None,
             kernel,
             sandbox_warned,
+            session_start_ns,
         })
     }
 
@@ -548,6 +558,7 @@ impl Judge {
             .var_str("GIT_CONFIG_COUNT")
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
+        let recovery = policy::recover::Recovery::new(self.session_start_ns);
         policy::decide(&policy::Ctx {
             analysis,
             script,
@@ -561,6 +572,7 @@ impl Judge {
             widening,
             sandbox_required: self.config.sandbox.mode.value == sandbox::Mode::Require,
             contained,
+            recovery: &recovery,
         })
     }
 
@@ -568,9 +580,11 @@ impl Judge {
     pub fn set_session(&mut self, id: &str) {
         if let Some(dir) = &self.state_dir {
             let store = Store::new(dir.clone(), id.to_string());
-            if let Some(on) = store.read().enabled {
+            let st = store.read();
+            if let Some(on) = st.enabled {
                 self.enabled = (on, "automode on/off for this session".to_string());
             }
+            self.session_start_ns = st.first_at_ns;
             self.store = Some(store);
         }
     }

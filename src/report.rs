@@ -388,6 +388,10 @@ pub fn check_json(v: &Verdict, a: &crate::shell::Analysis, cwd: &std::path::Path
         "reason": v.reason,
         "trace": v.trace,
         "exec_env": v.exec_env,
+        "recovery": v.recovery.iter().map(|(p, h)| serde_json::json!({
+            "target": p.to_string_lossy(),
+            "held": h,
+        })).collect::<Vec<_>>(),
         "assignments": a.assignments,
         "opaque": a.opaque,
         "cwd": cwd.to_string_lossy(),

@@ -315,3 +315,98 @@ fn check_prints_the_verdict_with_its_trace() {
         r.stdout()
     );
 }
+
+#[test]
+fn deletions_are_judged_by_what_can_be_got_back() {
+    let env = Env::new().with_env("AUTOMODE_SESSION", "recover-test");
+    let w = &env.work;
+    for (rel, text) in [
+        ("tracked.txt", "a\n"),
+        ("dirty.txt", "b\n"),
+        ("src/a.rs", "// a\n"),
+        ("src/b.rs", "// b\n"),
+    ] {
+        write(&w.join(rel), text);
+    }
+    let r = run(&mut env.real(
+        "git init -q && git add . && git -c user.name=t -c user.email=t@example.com commit -qm init",
+    ));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    write(&w.join("old.txt"), "untracked, from before\n");
+    write(&w.join("dirty.txt"), "b\nchanged\n");
+    // The session's first command marks its start; what is born after
+    // it is the session's.
+    assert_eq!(run(&mut env.script("true")).code(), Some(0));
+    write(&w.join("test_imports.py"), "x\n");
+    write(&w.join("test_simple.py"), "y\n");
+    write(&w.join("scratch/deep/q.txt"), "z\n");
+    let check =
+        |script: &str| json(&run(env.automode().args(["check", "--json", script])).stdout());
+    for (script, want) in [
+        // (a) made by this session, any number, a glob of them, a tree
+        ("rm test_imports.py test_simple.py", "allow"),
+        ("rm test_*.py", "allow"),
+        ("rm -rf scratch", "allow"),
+        // (c) tracked and unchanged; git rm without -f
+        ("rm tracked.txt src/a.rs", "allow"),
+        ("rm -r src", "allow"),
+        ("git rm -r src", "allow"),
+        // one pre-existing target that cannot be got back: the classifier
+        ("rm old.txt", "classify"),
+        ("rm dirty.txt", "classify"),
+        ("git rm -f dirty.txt", "classify"),
+        // several, or a glob, not all recoverable: denied
+        ("rm old.txt tracked.txt", "deny"),
+        ("rm *.txt", "deny"),
+        // overwrites: an unchanged tracked file can be got back
+        ("mv src/a.rs src/b.rs", "allow"),
+        ("cp old.txt dirty.txt", "classify"),
+        // a rename that replaces nothing is not a deletion
+        ("mv old.txt renamed.txt", "allow"),
+        // the script fills it first: not what is there now
+        ("mv old.txt scratch/ && rm -rf scratch", "classify"),
+    ] {
+        let v = check(script);
+        assert_eq!(v["decision"], want, "{script}: {}", v["reason"]);
+    }
+    // check --json says which held for each target.
+    let v = check("rm -rf scratch tracked.txt old.txt");
+    let held: Vec<(String, serde_json::Value)> = v["recovery"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let p = t["target"].as_str().unwrap();
+            (p.rsplit('/').next().unwrap().to_string(), t["held"].clone())
+        })
+        .collect();
+    assert_eq!(
+        held,
+        vec![
+            ("scratch".into(), "made by this session".into()),
+            (
+                "tracked.txt".into(),
+                "tracked by git with no uncommitted change".into()
+            ),
+            ("old.txt".into(), serde_json::Value::Null),
+        ],
+        "{v}"
+    );
+    // Run for real: the session's files go, the others stay.
+    let r = run(&mut env.script("rm test_imports.py test_simple.py && rm -rf scratch"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(!w.join("test_imports.py").exists() && !w.join("scratch").exists());
+    let r = run(&mut env.script("rm old.txt tracked.txt"));
+    assert_eq!(r.code(), Some(BLOCKED));
+    assert!(w.join("old.txt").exists() && w.join("tracked.txt").exists());
+    // Another session did not make them.
+    let other = Env::new().with_env("AUTOMODE_SESSION", "another");
+    write(&other.work.join("new.txt"), "n\n");
+    let v = json(
+        &run(other
+            .automode()
+            .args(["check", "--json", "rm new.txt other.txt"]))
+        .stdout(),
+    );
+    assert_ne!(v["decision"], "allow", "{v}");
+}

@@ -1622,7 +1622,10 @@ fn bulk_delete(ctx: &Ctx<'_>) -> Option<String> {
         .filter(|e| e.kind == EffectKind::Delete)
         .collect();
     for e in &deletes {
-        if super::artifact_effect(ctx, e) || super::rename_source(ctx, e) {
+        if super::artifact_effect(ctx, e)
+            || super::rename_source(ctx, e)
+            || super::recoverable(ctx, e)
+        {
             continue;
         }
         // find DIR -name PAT -delete / -exec rm {}: judged by the

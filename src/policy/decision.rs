@@ -114,6 +114,9 @@ pub struct Verdict {
     /// Extra environment for the command when it runs (git safe
     /// overrides for the read-only tier).
     pub exec_env: Vec<(String, String)>,
+    /// Each deletion or overwrite target looked at, with what makes it
+    /// recoverable (none: it is not).
+    pub recovery: Vec<(std::path::PathBuf, Option<super::recover::Held>)>,
 }
 
 impl Verdict {
@@ -132,6 +135,7 @@ impl Verdict {
             reason: reason.into(),
             trace: Vec::new(),
             exec_env: Vec::new(),
+            recovery: Vec::new(),
         }
     }
 }

@@ -449,7 +449,17 @@ pub fn classify(_name: &str, args: &[Option<&str>], places: &Places) -> Class {
             }
         }
         "rm" if has(&["--cached", "-n", "--dry-run"]) => Class::Routine,
-        "rm" => review("git rm deletes tracked files"),
+        // Without -f, git refuses to remove a file whose content differs
+        // from the last commit: what it removes, `git checkout` restores.
+        "rm" if !has(&["--force"])
+            && !rest
+                .iter()
+                .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('f'))
+            && !operands.iter().any(|o| o.contains(['*', '?', '['])) =>
+        {
+            Class::Routine
+        }
+        "rm" => review("git rm -f deletes tracked files with their uncommitted changes"),
         "remote" => match operands.first().copied() {
             None | Some("show" | "get-url" | "-v") => Class::ReadOnly,
             Some("add" | "update") => Class::Routine,

@@ -6,9 +6,11 @@
 
 pub mod catalogue;
 pub mod decision;
+pub mod flood;
 pub mod git;
 pub mod inline;
 pub mod places;
+pub mod recover;
 pub mod rules;
 pub mod terminal;
 pub mod tools;
@@ -51,6 +53,9 @@ pub struct Ctx<'a> {
     /// The sandbox this command will run in, when the kernel enforces it
     /// (the contained tier and the sandbox-answered reasons need it).
     pub contained: Option<&'a Containment>,
+    /// Which deletion and overwrite targets can be got back (looked up
+    /// once per target).
+    pub recovery: &'a recover::Recovery,
 }
 
 /// Where an enforced sandbox lets a command write (from its base plan).
@@ -124,6 +129,7 @@ pub fn decide(ctx: &Ctx<'_>) -> Verdict {
                     outcome: format!("{}: {}", v.decision, v.reason),
                 });
                 v.trace = trace;
+                v.recovery = ctx.recovery.report();
                 return v;
             }
             Err(note) => trace.push(Step {
@@ -1089,6 +1095,9 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
     for e in &a.effects {
         effect_facts(ctx, e, &mut f);
     }
+    if let Some(why) = flood::flood(a) {
+        f.review.push(why);
+    }
     for asg in &a.assignments {
         let later = (asg.before..a.commands.len()).any(|i| {
             !a.commands[i]
@@ -1244,6 +1253,11 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
             ));
             return;
         }
+        if recoverable(ctx, e) {
+            f.first_write
+                .get_or_insert_with(|| path.display().to_string());
+            return;
+        }
         if e.filter.is_some() && e.target != TargetKind::Literal || e.filter.is_some() {
             f.review.push(format!(
                 "deletes files matching {} under {}",
@@ -1253,10 +1267,16 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
             return;
         }
         f.review.push(format!(
-            "deletes {}, which already exists and is not a build artifact",
+            "deletes {}, which already exists and cannot be got back (not made by this session, not a build artifact, not unchanged in git)",
             path.display()
         ));
         return;
+    }
+    if let Some(dest) = overwritten(ctx, e) {
+        f.review.push(format!(
+            "overwrites {}, which has content that cannot be got back (not made by this session, not a build artifact, not unchanged in git)",
+            dest.display()
+        ));
     }
     let command = e.command.and_then(|i| ctx.analysis.commands.get(i));
     if ln_target_inert(ctx, e) {
@@ -1423,6 +1443,130 @@ pub fn artifact_effect(ctx: &Ctx<'_>, e: &Effect) -> bool {
                 .as_deref()
                 .is_some_and(|f| places::artifact_name(f).is_some())
     })
+}
+
+/// What a deletion removes, when each target can be named now: a literal
+/// (as `rm` sees it: a symlink itself), or a glob in one literal
+/// directory, matched here. None for a value known only at run time, a
+/// `find` filter, or a glob in a directory part.
+fn delete_targets(e: &Effect) -> Option<Vec<PathBuf>> {
+    // A glob's filter is its own last part; any other is `find`'s.
+    if e.filter.is_some() && e.target != TargetKind::Glob {
+        return None;
+    }
+    match e.target {
+        TargetKind::Literal => {
+            let mut all: Vec<PathBuf> = e
+                .lexical
+                .iter()
+                .chain(e.path.iter())
+                .chain(e.alternatives.iter())
+                .cloned()
+                .collect();
+            all.dedup();
+            (!all.is_empty()).then_some(all)
+        }
+        TargetKind::Glob => {
+            let dir = e.path.as_ref()?;
+            let (head, last) = e.raw.rsplit_once('/').unwrap_or(("", &e.raw));
+            let pattern = e.filter.as_deref().unwrap_or(last);
+            if head.contains(['*', '?', '[']) || pattern.is_empty() {
+                return None;
+            }
+            let mut out = Vec::new();
+            for entry in std::fs::read_dir(dir).ok()? {
+                let entry = entry.ok()?;
+                let name = entry.file_name();
+                if catalogue::glob_match(pattern, &name.to_string_lossy()) {
+                    out.push(dir.join(name));
+                }
+            }
+            Some(out)
+        }
+        TargetKind::Dynamic => None,
+    }
+}
+
+/// Another command of the script writes into this target first (`mv src
+/// build/ && rm -rf build`): what it holds then is not what is there now.
+fn filled_by_script(ctx: &Ctx<'_>, e: &Effect) -> bool {
+    ctx.analysis.effects.iter().any(|o| {
+        matches!(
+            o.kind,
+            EffectKind::Write | EffectKind::Create | EffectKind::Append
+        ) && o.command != e.command
+            && o.path.as_ref().is_some_and(|p| {
+                e.path
+                    .as_ref()
+                    .is_some_and(|d| p.starts_with(d) || d.starts_with(p))
+            })
+    })
+}
+
+/// Every target of this deletion can be got back (`recover`): made by
+/// this session, a build artifact, or unchanged in git.
+pub fn recoverable(ctx: &Ctx<'_>, e: &Effect) -> bool {
+    if e.kind != EffectKind::Delete || filled_by_script(ctx, e) {
+        return false;
+    }
+    let Some(targets) = delete_targets(e) else {
+        return false;
+    };
+    ctx.recovery
+        .held_all(ctx.places, &targets)
+        .iter()
+        .all(Option::is_some)
+}
+
+/// The existing file with content that this write replaces and that
+/// cannot be got back: `mv`/`cp`/`install` onto a file (or into a
+/// directory holding one of the same name), `dd of=`. None for a new
+/// file, an empty one, `-n`/`--no-clobber`/`--backup`, and a recoverable
+/// one.
+fn overwritten(ctx: &Ctx<'_>, e: &Effect) -> Option<PathBuf> {
+    if e.kind != EffectKind::Write || e.redirect {
+        return None;
+    }
+    let i = e.command?;
+    let c = ctx.analysis.commands.get(i)?;
+    let name = c.base_name()?;
+    if !matches!(name, "mv" | "cp" | "install" | "dd") {
+        return None;
+    }
+    let keeps = c.argv.iter().skip(1).filter_map(|w| w.known()).any(|a| {
+        matches!(
+            a,
+            "-n" | "--no-clobber" | "-b" | "--update=none" | "--update=older"
+        ) || a.starts_with("--backup")
+            || (a.starts_with('-') && !a.starts_with("--") && (a.contains('n') || a.contains('b')))
+    });
+    if keeps && name != "dd" {
+        return None;
+    }
+    let path = e.path.as_ref()?;
+    let dests: Vec<PathBuf> = if path.is_dir() && name != "dd" {
+        // Into a directory: each source's name there.
+        ctx.analysis
+            .effects
+            .iter()
+            .filter(|o| o.command == Some(i) && o.kind != EffectKind::Write)
+            .filter_map(|o| o.lexical.as_ref().or(o.path.as_ref()))
+            .filter_map(|src| src.file_name().map(|n| path.join(n)))
+            .collect()
+    } else {
+        vec![path.clone()]
+    };
+    let full: Vec<PathBuf> = dests
+        .into_iter()
+        .filter(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_file() && m.len() > 0))
+        .collect();
+    if full.is_empty() {
+        return None;
+    }
+    let held = ctx.recovery.held_all(ctx.places, &full);
+    full.into_iter()
+        .zip(held)
+        .find_map(|(d, h)| h.is_none().then_some(d))
 }
 
 /// `mv a b` inside the working directory: the source is renamed, not

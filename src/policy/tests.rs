@@ -117,8 +117,10 @@ fn verdict_on(
         &places,
         &[fx.home.join(".ssh")],
     );
+    let recovery = super::recover::Recovery::new(None);
     decide(&Ctx {
         contained,
+        recovery: &recovery,
         analysis: &analysis,
         script,
         places: &places,
@@ -1454,4 +1456,17 @@ fn containment_writable_set() {
     let mut deeper = s.clone();
     deeper.write.push(fx.cwd.join(".git/objects"));
     assert!(deeper.writable(&fx.cwd.join(".git/objects/ab")));
+}
+
+#[test]
+fn flood_sizes() {
+    use super::flood::size;
+    assert_eq!(size("200G"), Some(200 << 30));
+    assert_eq!(size("1M"), Some(1 << 20));
+    assert_eq!(size("10KB"), Some(10 << 10));
+    assert_eq!(size("1GiB"), Some(1 << 30));
+    assert_eq!(size("100000000000"), Some(100_000_000_000));
+    assert_eq!(size("abc"), None);
+    assert_eq!(size("5x"), None);
+    assert_eq!(size("99999999999E"), Some(u64::MAX));
 }

@@ -90,6 +90,11 @@ pub fn count_classifier(s: &mut SessionState, failed: bool) {
 pub fn count(s: &mut SessionState, now: u64, v: Counted<'_>) {
     s.checked += 1;
     s.first_at.get_or_insert(now);
+    s.first_at_ns.get_or_insert_with(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+    });
     s.cwd = Some(v.cwd.to_string());
     if let Some(h) = v.harness {
         s.harness = Some(h.to_string());
@@ -157,6 +162,9 @@ pub struct SessionState {
     pub recent_denials: Vec<DenialRecord>,
     /// When the session's first command was counted.
     pub first_at: Option<u64>,
+    /// The same in nanoseconds: what this session made is what was born
+    /// after it (the deletion policy's session artifacts).
+    pub first_at_ns: Option<u64>,
     /// The working directory of its latest command.
     pub cwd: Option<String>,
     /// The harness that runs it (`claude-code`, `codex`, …), when known.
