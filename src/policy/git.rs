@@ -408,6 +408,9 @@ pub fn classify(_name: &str, args: &[Option<&str>], places: &Places) -> Class {
                 Class::Routine
             }
         }
+        "switch" if has(&["-f", "--force", "--discard-changes"]) => {
+            review("git switch -f discards uncommitted changes")
+        }
         "restore" => {
             if (has(&["--staged", "-S"]) || short('S')) && !has(&["--worktree", "-W"]) {
                 Class::Routine
