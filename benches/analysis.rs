@@ -6,7 +6,9 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+
+mod support;
+use support::median;
 
 use automode::shell::{self, Analysis, Dialect, Positional};
 
@@ -25,25 +27,6 @@ fn analyse(script: &str) -> Analysis {
         dialect: Dialect::Bash,
         budget: shell::TIME_BUDGET,
     })
-}
-
-/// Median of `rounds` timings of `f`. What `f` returns is dropped after
-/// the clock stops: the shim never frees its analysis (it is about to
-/// exit), so freeing is not part of the analysis time.
-fn median<T>(rounds: usize, mut f: impl FnMut() -> T) -> Duration {
-    let mut kept = Vec::with_capacity(rounds);
-    let mut times: Vec<Duration> = (0..rounds)
-        .map(|_| {
-            let t = Instant::now();
-            let out = f();
-            let elapsed = t.elapsed();
-            kept.push(out);
-            elapsed
-        })
-        .collect();
-    drop(kept);
-    times.sort();
-    times[times.len() / 2]
 }
 
 fn main() {

@@ -7,7 +7,10 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod support;
+use support::median;
 
 use automode::harness::{self, Places};
 use automode::shell::{self, Dialect, Positional};
@@ -29,19 +32,6 @@ fn analyse(script: &str) {
         dialect: Dialect::Bash,
         budget: shell::TIME_BUDGET,
     });
-}
-
-/// Median of `rounds` timings of `f`.
-fn median(rounds: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..rounds)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
 }
 
 /// What the shim does with a wrapper before judging (app.rs `prepare`).

@@ -8,23 +8,14 @@
 //! `scripts/bench.sh`. Run: `cargo bench --bench sandbox`.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod support;
+use support::median;
 
 use automode::config::{self, LoadInput};
 use automode::policy::places::Places;
 use automode::sandbox::{self, OwnedInputs};
-
-fn median(rounds: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..rounds)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
-}
 
 fn inputs(home: &Path, project: &Path) -> OwnedInputs {
     let cfg = config::load(&LoadInput {

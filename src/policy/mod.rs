@@ -464,17 +464,11 @@ fn read_only(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
         "built-in",
         "every command only reads",
     );
+    if let Some(why) = git_runs_programs(ctx, facts) {
+        return Err(why);
+    }
     if facts.uses_git {
-        match git::probe(
-            &ctx.places.cwd,
-            ctx.places.home.as_deref(),
-            ctx.xdg_config_home,
-        ) {
-            git::Probe::Clean => v.exec_env = git::safe_env(ctx.git_config_count),
-            git::Probe::Risky(what) => {
-                return Err(format!("the git configuration runs programs ({what})"));
-            }
-        }
+        v.exec_env = git::safe_env(ctx.git_config_count);
     }
     Ok(v)
 }
@@ -495,14 +489,8 @@ fn routine(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
     if let Some(why) = facts.first_reason() {
         return Err(why.clone());
     }
-    if facts.uses_git
-        && let git::Probe::Risky(what) = git::probe(
-            &ctx.places.cwd,
-            ctx.places.home.as_deref(),
-            ctx.xdg_config_home,
-        )
-    {
-        return Err(format!("the git configuration runs programs ({what})"));
+    if let Some(why) = git_runs_programs(ctx, facts) {
+        return Err(why);
     }
     Ok(Verdict::new(
         Decision::Allow,
@@ -550,14 +538,8 @@ fn contained(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
             }
         }
     }
-    if facts.uses_git
-        && let git::Probe::Risky(what) = git::probe(
-            &ctx.places.cwd,
-            ctx.places.home.as_deref(),
-            ctx.xdg_config_home,
-        )
-    {
-        return Err(format!("the git configuration runs programs ({what})"));
+    if let Some(why) = git_runs_programs(ctx, facts) {
+        return Err(why);
     }
     let why = facts
         .unknown
@@ -573,6 +555,22 @@ fn contained(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
             "contained: it runs in the sandbox, which lets it write only in the project, temporary directories and tool caches{why}"
         ),
     ))
+}
+
+/// The script uses git and the repository's configuration makes git run
+/// programs: why (no allow tier then).
+fn git_runs_programs(ctx: &Ctx<'_>, facts: &Facts) -> Option<String> {
+    if !facts.uses_git {
+        return None;
+    }
+    match git::probe(
+        &ctx.places.cwd,
+        ctx.places.home.as_deref(),
+        ctx.xdg_config_home,
+    ) {
+        git::Probe::Risky(what) => Some(format!("the git configuration runs programs ({what})")),
+        git::Probe::Clean => None,
+    }
 }
 
 /// A widening the script asks for, as the reason no allow tier takes it.
