@@ -19,6 +19,7 @@ use automode::sandbox::{self, OwnedInputs};
 
 fn inputs(home: &Path, project: &Path) -> OwnedInputs {
     let cfg = config::load(&LoadInput {
+        managed: None,
         home: Some(home),
         xdg_config_home: None,
         cwd: Some(project),

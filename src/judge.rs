@@ -17,7 +17,7 @@ use crate::context::Context;
 use crate::policy::places::Places;
 use crate::policy::{self, Decision, Verdict};
 use crate::state::{self, Store};
-use crate::{classifier, harness, sandbox, session, shell};
+use crate::{approval, classifier, harness, sandbox, session, shell};
 
 /// Consecutive classifier failures after which the verdict becomes `ask`
 /// (the first two block).
@@ -70,6 +70,16 @@ pub struct Decided {
     /// The sandbox the command gets (none in hook mode, which runs
     /// nothing).
     pub sandbox: Option<SandboxDecision>,
+    /// The user's approval this verdict rests on (the shim uses it up
+    /// before the command runs).
+    pub approval: Option<approval::Ask>,
+    /// What an approval for this command is bound to (the shim only).
+    pub binding: Option<approval::Binding>,
+    /// The user had approved the command's ask rule (it then met the
+    /// classifier).
+    pub rule_approved: bool,
+    /// The ask waiting for the user (set by the shim).
+    pub pending: Option<approval::Ask>,
 }
 
 /// How the command is confined.
@@ -159,6 +169,10 @@ struct SandboxAsk<'a> {
 pub struct ClassifierNote {
     /// `provider/model`, or why there is none.
     pub model: String,
+    /// Where the model comes from (a file, the environment).
+    pub model_source: String,
+    /// It was taken from a key in the environment (not configured).
+    pub from_environment: bool,
     pub failed: bool,
     pub attempts: Vec<classifier::Attempt>,
     pub estimated_tokens: Vec<u64>,
@@ -168,6 +182,7 @@ impl ClassifierNote {
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "model": self.model,
+            "model_source": self.model_source,
             "failed": self.failed,
             "stages": self.attempts,
             "estimated_prompt_tokens": self.estimated_tokens,
@@ -199,6 +214,8 @@ pub struct Judge {
     pub kernel: sandbox::Kernel,
     /// This session has been told that the sandbox is unavailable.
     pub sandbox_warned: bool,
+    /// This session has been told which classifier its environment chose.
+    pub classifier_announced: bool,
     /// When this session's first command was counted (ns): what was born
     /// after it is the session's to delete.
     pub session_start_ns: Option<u64>,
@@ -209,7 +226,9 @@ impl Judge {
     pub fn load(ctx: &Context, cwd: &Path, switches: Switches) -> Result<Judge, ConfigError> {
         let home = ctx.home().map(|h| policy::places::canon(&h));
         let xdg_config = ctx.var_str("XDG_CONFIG_HOME");
+        let managed = config::managed_path(&|k| ctx.var_str(k).map(str::to_string));
         let config = config::load(&config::LoadInput {
+            managed: Some(&managed),
             home: home.as_deref(),
             xdg_config_home: xdg_config,
             cwd: Some(cwd),
@@ -228,12 +247,16 @@ impl Judge {
             .filter(|_| switches == Switches::SessionAndGlobal)
             .and_then(|s| s.enabled);
         let sandbox_warned = session.as_ref().is_some_and(|s| s.sandbox_warned);
+        let classifier_announced = session.as_ref().is_some_and(|s| s.classifier_announced);
         let session_start_ns = session.as_ref().and_then(|s| {
             s.first_at_ns
                 .or_else(|| s.first_at.map(|t| (t + 1).saturating_mul(1_000_000_000)))
         });
         let global = state_dir.as_deref().and_then(|d| state::global(d).enabled);
         let enabled = match (session_switch, global) {
+            _ if config.switch_locked().is_some() => {
+                (config.enabled.value, config.enabled.source.to_string())
+            }
             (Some(on), _) => (on, "automode on/off for this session".to_string()),
             (None, Some(on)) => (on, "automode on/off".to_string()),
             (None, None) => (config.enabled.value, config.enabled.source.to_string()),
@@ -256,6 +279,7 @@ impl Judge {
             transcript: None,
             kernel,
             sandbox_warned,
+            classifier_announced,
             session_start_ns,
         })
     }
@@ -281,6 +305,10 @@ impl Judge {
         let mut analysis = None;
         let mut classifier_note = None;
         let mut widening = None;
+        let mut binding = None;
+        let mut used = None;
+        let mut refused_or_waiting = None;
+        let mut rule_approved = false;
         // The sandbox's base plan first: the contained tier decides by
         // where it lets the command write.
         let will_run = matches!(req.origin, Origin::Shim { .. });
@@ -323,25 +351,70 @@ impl Judge {
         } else {
             let analysed = shell::analyze(analysis_request(ctx, req, text.as_bytes()));
             widening = self.widening(ctx, &analysed);
-            let local = self.decide(
-                ctx,
-                &analysed,
-                &text,
-                req.terminal,
-                widening.as_ref(),
-                containment.as_ref(),
-            );
+            let local_in = Local {
+                terminal: req.terminal,
+                widening: widening.as_ref(),
+                contained: containment.as_ref(),
+                approved_ask: false,
+            };
+            let mut local = self.decide(ctx, &analysed, &text, &local_in);
+            // An ask, or a review, may already have the user's answer.
+            if will_run && matches!(local.decision, Decision::Ask | Decision::Classify) {
+                binding = self.binding(&text, req.cwd);
+                let now = unix_now(ctx);
+                let found = binding
+                    .as_ref()
+                    .zip(self.state_dir.as_ref())
+                    .and_then(|(b, d)| approval::Book::new(d).find(b, now));
+                match found {
+                    Some(a) if a.state == approval::State::Approved => {
+                        if a.accepts_rule && local.tier == policy::Tier::AskRule {
+                            local = self.decide(
+                                ctx,
+                                &analysed,
+                                &text,
+                                &Local {
+                                    approved_ask: true,
+                                    ..local_in
+                                },
+                            );
+                        }
+                        used = Some(a);
+                    }
+                    // Refused: told so. Still pending: an ask rule asks
+                    // again under the same code; a review is tried again
+                    // (a classifier that failed may answer now).
+                    Some(a)
+                        if a.state == approval::State::Denied
+                            || local.decision == Decision::Ask =>
+                    {
+                        refused_or_waiting = Some(a);
+                    }
+                    Some(_) | None => {}
+                }
+            }
             let classify = match req.origin {
                 Origin::Shim { .. } | Origin::Hook => true,
                 Origin::Check { classify } => classify,
             };
-            let verdict = if classify && local.decision == Decision::Classify {
-                let (v, note) = self.classify(ctx, &analysed, &text, req.cwd, local);
+            let verdict = if let Some(a) = refused_or_waiting.take() {
+                answered(local, &a)
+            } else if local.decision == Decision::Classify
+                && let Some(a) = used.as_ref().filter(|a| a.review)
+            {
+                reviewed_by_user(local, a)
+            } else if classify && local.decision == Decision::Classify {
+                let approved = used.as_ref().is_some_and(|a| a.accepts_rule);
+                let (v, note) = self.classify(ctx, &analysed, &text, req.cwd, local, approved);
                 classifier_note = Some(note);
                 v
             } else {
                 local
             };
+            rule_approved = used.as_ref().is_some_and(|a| a.accepts_rule);
+            if verdict.decision != Decision::Allow {
+                used = None;
+            }
             analysis = Some(analysed);
             verdict
         };
@@ -369,15 +442,24 @@ impl Judge {
             decision_time: started.elapsed(),
             classifier: classifier_note,
             sandbox,
+            approval: used,
+            binding,
+            rule_approved,
+            pending: None,
         }
+    }
+
+    /// What an approval of `script` in `cwd` is bound to now.
+    pub fn binding(&self, script: &str, cwd: &Path) -> Option<approval::Binding> {
+        let store = self.store.as_ref()?;
+        approval::Binding::new(&store.session, script, cwd, &self.config)
     }
 
     /// The sandbox's inputs for a command in `cwd`.
     fn sandbox_inputs(&self, ctx: &Context, cwd: &Path) -> sandbox::OwnedInputs {
         let var = |k: &str| ctx.var_str(k).map(str::to_string);
-        let classifier_key = self
-            .config
-            .classifier_model
+        let classifier_key = classifier::provider::choice(&self.config, &var)
+            .spec()
             .is_some()
             .then(|| classifier::provider::resolve(&self.config, &var).ok())
             .flatten()
@@ -544,16 +626,20 @@ impl Judge {
         }
     }
 
-    /// Decide; `terminal`: the command's stdin would be this terminal.
+    /// Decide with the local tiers.
     fn decide(
         &self,
         ctx: &Context,
         analysis: &shell::Analysis,
         script: &str,
-        terminal: bool,
-        widening: Option<&Result<sandbox::widen::Widening, String>>,
-        contained: Option<&policy::Containment>,
+        local: &Local<'_>,
     ) -> Verdict {
+        let Local {
+            terminal,
+            widening,
+            contained,
+            approved_ask,
+        } = *local;
         let git_config_count = ctx
             .var_str("GIT_CONFIG_COUNT")
             .and_then(|v| v.parse().ok())
@@ -573,6 +659,7 @@ impl Judge {
             sandbox_required: self.config.sandbox.mode.value == sandbox::Mode::Require,
             contained,
             recovery: &recovery,
+            approved_ask,
         })
     }
 
@@ -581,7 +668,7 @@ impl Judge {
         if let Some(dir) = &self.state_dir {
             let store = Store::new(dir.clone(), id.to_string());
             let st = store.read();
-            if let Some(on) = st.enabled {
+            if let Some(on) = st.enabled.filter(|_| self.config.switch_locked().is_none()) {
                 self.enabled = (on, "automode on/off for this session".to_string());
             }
             self.session_start_ns = st.first_at_ns;
@@ -609,15 +696,18 @@ impl Judge {
         script: &str,
         cwd: &Path,
         local: Verdict,
+        approved: bool,
     ) -> (Verdict, ClassifierNote) {
         use classifier::Outcome;
         let var = |k: &str| ctx.var_str(k).map(str::to_string);
+        let chosen = classifier::provider::choice(&self.config, &var);
         let mut note = ClassifierNote {
-            model: self
-                .config
-                .classifier_model
-                .as_ref()
-                .map_or_else(|| "(none)".to_string(), |m| m.value.clone()),
+            model: chosen.spec().unwrap_or("(none)").to_string(),
+            model_source: chosen.source(),
+            from_environment: matches!(
+                chosen,
+                classifier::provider::Choice::FromEnvironment { .. }
+            ),
             failed: false,
             attempts: Vec::new(),
             estimated_tokens: Vec::new(),
@@ -708,6 +798,10 @@ impl Judge {
                     d.reason, local.reason
                 ),
             ),
+            Outcome::Failed(why) if chosen.unavailable() => {
+                note.failed = true;
+                no_classifier(&chosen, &why, &local.reason, approved)
+            }
             Outcome::Failed(why) => {
                 note.failed = true;
                 let before = self
@@ -743,6 +837,104 @@ impl Judge {
         v.trace = trace;
         (v, note)
     }
+}
+
+/// The local tiers' inputs besides the script.
+#[derive(Debug, Clone, Copy)]
+struct Local<'a> {
+    /// The command's stdin would be the shim's terminal.
+    terminal: bool,
+    widening: Option<&'a Result<sandbox::widen::Widening, String>>,
+    contained: Option<&'a policy::Containment>,
+    approved_ask: bool,
+}
+
+/// Seconds since the epoch, by the process clock.
+fn unix_now(ctx: &Context) -> u64 {
+    ctx.now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// A review with no classifier to ask: the user is the reviewer (an ask
+/// they can approve), unless they already approved the command's ask rule
+/// and turned the classifier off on purpose: then that approval stands.
+fn no_classifier(
+    chosen: &classifier::provider::Choice,
+    why: &str,
+    sent_because: &str,
+    approved: bool,
+) -> Verdict {
+    use classifier::provider::Choice;
+    if approved && matches!(chosen, Choice::Off { .. }) {
+        return Verdict::new(
+            Decision::Allow,
+            policy::Tier::Classifier,
+            "user-approval",
+            "automode approve",
+            format!("the user approved it, and {why}, so the approval stands alone"),
+        );
+    }
+    Verdict::new(
+        Decision::Ask,
+        policy::Tier::Classifier,
+        "no-classifier",
+        chosen.source(),
+        if approved {
+            format!(
+                "the user approved its permissions.ask rule, and an approved ask still needs review, but {why}; the user can review it too"
+            )
+        } else {
+            format!("it needs review ({sent_because}), but {why}; the user can review it")
+        },
+    )
+}
+
+/// The user already answered this ask, or has not yet.
+fn answered(local: Verdict, ask: &approval::Ask) -> Verdict {
+    let mut v = match ask.state {
+        approval::State::Denied => Verdict::new(
+            Decision::Deny,
+            local.tier,
+            "user-refused",
+            ask.decided_by
+                .clone()
+                .unwrap_or_else(|| "automode approve".into()),
+            format!(
+                "the user refused this command ({}; it needed approval because {})",
+                ask.code,
+                ask.why.trim_end_matches('.')
+            ),
+        ),
+        approval::State::Pending | approval::State::Approved => Verdict::new(
+            Decision::Ask,
+            local.tier,
+            ask.rule.clone(),
+            local.source.clone(),
+            ask.why.clone(),
+        ),
+    };
+    v.trace = local.trace;
+    v
+}
+
+/// A review the user made by approving the ask.
+fn reviewed_by_user(local: Verdict, ask: &approval::Ask) -> Verdict {
+    let mut v = Verdict::new(
+        Decision::Allow,
+        policy::Tier::Classifier,
+        "user-approval",
+        ask.decided_by
+            .clone()
+            .unwrap_or_else(|| "automode approve".into()),
+        format!(
+            "the user approved it as its reviewer ({}; it needed review because {})",
+            ask.code,
+            local.reason.trim_end_matches('.')
+        ),
+    );
+    v.trace = local.trace;
+    v
 }
 
 /// The sandbox's inputs, owned (they go to another thread).

@@ -5,6 +5,7 @@
 //! `app::run`; everything else lives in these modules.
 
 pub mod app;
+pub mod approval;
 pub mod classifier;
 pub mod cli;
 pub mod config;

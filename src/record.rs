@@ -119,6 +119,16 @@ impl Recorder<'_> {
         }
     }
 
+    /// Remember that this session was told which classifier its
+    /// environment chose.
+    pub fn classifier_announced(&self) {
+        if let Some(store) = self.store
+            && let Err(e) = store.update(state::SHIM_LOCK_WAIT, |s| s.classifier_announced = true)
+        {
+            self.warn(&e);
+        }
+    }
+
     /// The decision record; `will_run`: the command starts next.
     pub fn decision(&self, decided: &Decided, will_run: bool) {
         let verdict = &decided.verdict;
@@ -138,6 +148,8 @@ impl Recorder<'_> {
             "decision_us": decided.decision_time.as_micros() as u64,
             "classifier": decided.classifier.as_ref().map(ClassifierNote::to_json),
             "sandbox": decided.sandbox.as_ref().map(crate::judge::SandboxDecision::to_audit_json),
+            "approval": decided.approval.as_ref().map(|a| serde_json::json!({"code": a.code, "by": a.decided_by})),
+            "pending_approval": decided.pending.as_ref().map(|a| a.code.clone()),
             "ran": will_run,
             "pid": me,
             "pid_start": nested::proc_stat(me).map(|s| s.start_ticks),

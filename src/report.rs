@@ -266,7 +266,7 @@ pub fn blocked(v: &Verdict) {
 /// The refusal paragraph (also used by tests and `automode check`).
 pub fn blocked_text(v: &Verdict) -> String {
     let what = match v.decision {
-        Decision::Ask => "This needs the user's approval: tell the user exactly which command you want to run and why, and let them run it or allow it (a permissions.allow rule in their automode config). Do not try another way to do the same thing.".to_string(),
+        Decision::Ask => "This needs the user's approval, and no approval code could be made here (automode has no state directory, or this is not a command it runs). Tell the user exactly which command you want to run and why; they can run it themselves or allow commands like it (a permissions.allow rule in their automode config). Do not try another way to do the same thing.".to_string(),
                 Decision::Classify => "It needs review by the classifier, and no classifier is configured, so commands that need review cannot run. Report this to the user (they can run it themselves, allow it with a permissions.allow rule, or configure a classifier); do not try an equivalent command to get around it.".to_string(),
         Decision::Deny if v.rule == "classifier-failure" => "This was a classifier failure, not a judgement of the command. Report it to the user; do not try an equivalent command to get around it.".to_string(),
         Decision::Deny | Decision::Allow => {
@@ -293,6 +293,52 @@ pub fn blocked_text(v: &Verdict) -> String {
         v.tier.as_str(),
         v.source
     )
+}
+
+/// An ask waiting for the user under a code.
+pub fn blocked_ask(v: &Verdict, ask: &crate::approval::Ask) {
+    say(&blocked_ask_text(v, ask));
+}
+
+/// The one-paragraph block message of an ask with its code.
+pub fn blocked_ask_text(v: &Verdict, ask: &crate::approval::Ask) -> String {
+    let minutes = ask.ttl.div_ceil(60);
+    let mut t = format!(
+        "blocked: this command did not run; it needs the user's approval. Reason: {}. Rule: {} ({} tier, from {}). To let it run once, the user runs this in their own terminal (not through you): `automode approve {}` (within {minutes} min; `automode approve` lists what waits). Tell the user the command, the code and why you need it, then stop and wait: do not retry it until the user says they approved it, and do not try another way to do the same thing.",
+        v.reason.trim_end_matches('.'),
+        v.rule,
+        v.tier.as_str(),
+        v.source,
+        ask.code,
+    );
+    if v.rule == "no-classifier" {
+        if v.reason.contains("off on purpose") {
+            t.push_str(" The classifier is off on purpose (autoMode.classifierModel \"none\"), so every command that needs review waits for the user.");
+        } else {
+            t.push_str(" No classifier is configured, so commands that need review wait for the user. To have them reviewed automatically, the user sets one: `automode model anthropic/claude-haiku-4-5` with ANTHROPIC_API_KEY in the harness's environment (or `automode model openai/gpt-5-mini` with OPENAI_API_KEY), or in ~/.config/automode/config.json: {\"autoMode\": {\"classifierModel\": \"anthropic/claude-haiku-4-5\"}}.");
+        }
+    }
+    t
+}
+
+/// The approval was used by another process first.
+pub fn approval_used(why: &str) {
+    say(&format!(
+        "blocked: this command did not run: {why}. An approval runs one command once; ask the user again."
+    ));
+}
+
+/// A channel refused an ask.
+pub fn ask_refused(by: &str, why: &str) {
+    say(&format!("the ask was refused by {by}: {why}"));
+}
+
+/// The first time a session's review used a classifier chosen from the
+/// environment.
+pub fn classifier_from_environment(model: &str, source: &str) {
+    say(&format!(
+        "note: commands that need review are reviewed by {model} ({source}; set autoMode.classifierModel to choose another, or \"none\" to turn it off)"
+    ));
 }
 
 /// A configuration file that blocks everything until fixed.

@@ -1,5 +1,6 @@
 //! The shim pipeline, top to bottom, for automode invoked as `bash` or
-//! `sh`: invocation → script → judge → sandbox → record the decision →
+//! `sh`: invocation → script → judge (an ask waits for the user) →
+//! sandbox → record the decision →
 //! run → record the outcome. Each stage is one step below; what a stage needs
 //! lives in its own module (`invocation`, `script`, `judge`, `record`,
 //! `launch`), and this file only sequences them.
@@ -17,7 +18,7 @@ use crate::judge::{self, Judge, Origin, Switches};
 use crate::launch::{self, Launch};
 use crate::limits::{self, LimitSource, Limits, Request, Requests};
 use crate::policy::Decision;
-use crate::{nested, realshell, report, sandbox, script, shell, state};
+use crate::{approval, nested, realshell, report, sandbox, script, shell, state};
 
 /// Shim mode: `bash …` / `sh …`.
 pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
@@ -68,14 +69,31 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
         Err(exit) => return exit,
     };
 
-    // 4. The verdict.
+    // 4. The verdict. An ask waits for the user under a code; the
+    //    optional channels (an ask command, the terminal) may answer it at
+    //    once, and then the command is judged again with that answer.
     let original = String::from_utf8_lossy(&script_text).into_owned();
-    let mut decided = judge.judge(ctx, &judge_request(&inv, kind, &original, &cwd, ctx));
+    let request = judge_request(&inv, kind, &original, &cwd, ctx);
+    let mut decided = judge.judge(ctx, &request);
+    if decided.verdict.decision == Decision::Ask {
+        match approval::ask_user(ctx, &judge, &decided) {
+            Some(approval::Asked::Answered) => decided = judge.judge(ctx, &request),
+            Some(approval::Asked::Waiting(ask)) => decided.pending = Some(ask),
+            None => {}
+        }
+    }
     // One analysis per process, which exits after the command: freeing a
     // large script's records would cost up to a sixth of its analysis
     // time, before the command starts.
     std::mem::forget(decided.analysis.take());
     let rec = judge.recorder(ctx, &cwd);
+    if let Some(note) = decided.classifier.as_ref()
+        && note.from_environment
+        && !judge.classifier_announced
+    {
+        report::classifier_from_environment(&note.model, &note.model_source);
+        rec.classifier_announced();
+    }
     // The classifier can take seconds: the directory must still be the
     // one the command was submitted in.
     if let (Some(_), Ok(ws)) = (&decided.classifier, &ctx.workspace)
@@ -86,7 +104,16 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
         return Exit::Blocked;
     }
     if decided.verdict.decision != Decision::Allow {
-        report::blocked(&decided.verdict);
+        match &decided.pending {
+            Some(ask) => report::blocked_ask(&decided.verdict, ask),
+            None => report::blocked(&decided.verdict),
+        }
+        rec.no_run(&decided);
+        return Exit::Blocked;
+    }
+    // An approval runs one command once: used up before it starts.
+    if let Err(why) = approval::use_up(ctx, &judge, &decided) {
+        report::approval_used(&why);
         rec.no_run(&decided);
         return Exit::Blocked;
     }

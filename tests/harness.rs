@@ -188,14 +188,15 @@ fn hook_mode_allows_routine_commands_and_denies_with_the_reason() {
     // A hook decides; it never runs the command.
     assert!(!env.home.join(".bashrc").exists());
     assert!(!env.work.join("notes.txt").exists());
-    // Needs review and no classifier is configured: denied, saying so.
+    // Needs review and no classifier is configured: Claude asks the user
+    // (its own ask), saying why.
     let f = fixture(&env, "claude", "hook-pretooluse-ls.json");
     let mut input = f["stdin"].clone();
     input["tool_input"]["command"] = json!("printenv > printed.txt");
     let (code, out, _) = hook(&env, &input.to_string());
     assert_eq!(code, Some(0));
     let (d, reason) = decision(&out);
-    assert_eq!(d, "deny");
+    assert_eq!(d, "ask");
     assert!(reason.contains("classifier"), "{reason}");
     // Recorded under the harness's session id.
     let r = run(env.automode().args([

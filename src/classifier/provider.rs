@@ -217,22 +217,107 @@ pub fn preset_lines() -> Vec<String> {
 /// Why no classifier can be used.
 pub const NO_MODEL: &str = "No classifier model/API key available; auto mode fails closed.";
 
-/// Resolve the configured model into a provider. `var` reads the shim's
-/// own environment (the key only).
+/// `autoMode.classifierModel` that turns the classifier off on purpose.
+pub const OFF: &str = "none";
+
+/// The classifier used when none is configured, from the key the
+/// harness's environment already holds: checked in this order.
+pub const FROM_ENVIRONMENT: &[(&str, &str, &str)] = &[
+    (
+        "ANTHROPIC_API_KEY",
+        "anthropic/claude-haiku-4-5",
+        "Claude Code's users usually have it; Haiku is Anthropic's small fast model",
+    ),
+    (
+        "OPENAI_API_KEY",
+        "openai/gpt-5-mini",
+        "Codex's users usually have it; gpt-5-mini is OpenAI's small fast model",
+    ),
+];
+
+/// Which classifier model is in force and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// `autoMode.classifierModel` as configured.
+    Configured { spec: String, source: String },
+    /// None configured: resolved from a key in the environment.
+    FromEnvironment { spec: String, var: &'static str },
+    /// `autoMode.classifierModel: "none"`.
+    Off { source: String },
+    /// None configured and no key in the environment.
+    Missing,
+}
+
+impl Choice {
+    /// `provider/model`, when there is one.
+    pub fn spec(&self) -> Option<&str> {
+        match self {
+            Choice::Configured { spec, .. } | Choice::FromEnvironment { spec, .. } => Some(spec),
+            Choice::Off { .. } | Choice::Missing => None,
+        }
+    }
+
+    /// Where it comes from, in words.
+    pub fn source(&self) -> String {
+        match self {
+            Choice::Configured { source, .. } => source.clone(),
+            Choice::FromEnvironment { var, .. } => format!("from {var} in the environment"),
+            Choice::Off { source } => source.clone(),
+            Choice::Missing => "not configured, and no provider key in the environment".into(),
+        }
+    }
+
+    /// The user is the only reviewer: no classifier can be asked.
+    pub fn unavailable(&self) -> bool {
+        matches!(self, Choice::Off { .. } | Choice::Missing)
+    }
+}
+
+/// The classifier model in force: configured, else from the environment.
+pub fn choice(cfg: &Config, var: &dyn Fn(&str) -> Option<String>) -> Choice {
+    match &cfg.classifier_model {
+        Some(m) if m.value.trim() == OFF => Choice::Off {
+            source: m.source.to_string(),
+        },
+        Some(m) => Choice::Configured {
+            spec: m.value.clone(),
+            source: m.source.to_string(),
+        },
+        None => FROM_ENVIRONMENT
+            .iter()
+            .find(|(v, ..)| var(v).is_some_and(|k| !k.trim().is_empty()))
+            .map_or(Choice::Missing, |(v, spec, _)| Choice::FromEnvironment {
+                spec: (*spec).to_string(),
+                var: v,
+            }),
+    }
+}
+
+/// Resolve the model in force into a provider. `var` reads the shim's
+/// own environment (keys, and for a model taken from the environment
+/// the same SDK's base URL).
 pub fn resolve(cfg: &Config, var: &dyn Fn(&str) -> Option<String>) -> Result<Provider, String> {
-    let Some(spec) = &cfg.classifier_model else {
-        return Err(format!(
-            "{NO_MODEL} (autoMode.classifierModel is not set; `automode model provider/model-id` sets it)"
-        ));
+    let chosen = choice(cfg, var);
+    let spec = match &chosen {
+        Choice::Missing => {
+            return Err(format!(
+                "{NO_MODEL} (autoMode.classifierModel is not set and neither ANTHROPIC_API_KEY nor OPENAI_API_KEY is in the environment)"
+            ));
+        }
+        Choice::Off { source } => {
+            return Err(format!(
+                "the classifier is off on purpose (autoMode.classifierModel \"none\" in {source})"
+            ));
+        }
+        Choice::Configured { spec, .. } | Choice::FromEnvironment { spec, .. } => spec.clone(),
     };
     let Some((name, model)) = spec
-        .value
         .split_once('/')
         .filter(|(n, m)| !n.is_empty() && !m.is_empty())
     else {
         return Err(format!(
-            "{NO_MODEL} (autoMode.classifierModel {:?} from {} is not provider/model-id)",
-            spec.value, spec.source
+            "{NO_MODEL} (autoMode.classifierModel {spec:?} from {} is not provider/model-id)",
+            chosen.source()
         ));
     };
     let mut settings = presets()
@@ -242,6 +327,21 @@ pub fn resolve(cfg: &Config, var: &dyn Fn(&str) -> Option<String>) -> Result<Pro
         .unwrap_or_default();
     if let Some((over, _)) = cfg.providers.get(name) {
         settings.overlay(over);
+    }
+    // A model taken from the environment goes where that SDK would: the
+    // harness's gateway, when it sets one.
+    if matches!(chosen, Choice::FromEnvironment { .. })
+        && !cfg.providers.contains_key(name)
+        && let Some(base) = [
+            ("anthropic", "ANTHROPIC_BASE_URL"),
+            ("openai", "OPENAI_BASE_URL"),
+        ]
+        .iter()
+        .find(|(n, _)| *n == name)
+        .and_then(|(_, v)| var(v))
+        .filter(|b| b.starts_with("http://") || b.starts_with("https://"))
+    {
+        settings.base_url = Some(base);
     }
     let format = match settings.format.as_deref() {
         Some("openai") => Format::OpenAi,
@@ -365,6 +465,7 @@ mod tests {
 
     fn cfg(model: &str) -> Config {
         let mut c = crate::config::load(&crate::config::LoadInput {
+            managed: None,
             home: None,
             xdg_config_home: None,
             cwd: None,
@@ -409,9 +510,39 @@ mod tests {
         let mut c = cfg("openai/x");
         assert!(resolve(&c, &|_| None).is_err_and(|e| e.starts_with(NO_MODEL)));
         c.classifier_model = None;
-        assert!(resolve(&c, &|_| Some("k".into())).is_err_and(|e| e.starts_with(NO_MODEL)));
+        assert!(resolve(&c, &|_| None).is_err_and(|e| e.starts_with(NO_MODEL)));
         assert!(resolve(&cfg("mystery/x"), &|_| Some("k".into())).is_err());
         assert!(resolve(&cfg("openai"), &|_| Some("k".into())).is_err());
+    }
+
+    #[test]
+    fn without_a_model_the_environment_key_chooses_one_in_order() {
+        let mut c = cfg("x/y");
+        c.classifier_model = None;
+        let both = |k: &str| match k {
+            "ANTHROPIC_API_KEY" | "OPENAI_API_KEY" => Some("sk".to_string()),
+            "ANTHROPIC_BASE_URL" => Some("http://127.0.0.1:9".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            choice(&c, &both),
+            Choice::FromEnvironment {
+                spec: "anthropic/claude-haiku-4-5".into(),
+                var: "ANTHROPIC_API_KEY"
+            }
+        );
+        let p = resolve(&c, &both).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.url(), "http://127.0.0.1:9/v1/messages");
+        let openai = |k: &str| (k == "OPENAI_API_KEY").then(|| "sk".to_string());
+        let p = resolve(&c, &openai).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(p.url(), "https://api.openai.com/v1/chat/completions");
+        assert_eq!(p.model, "gpt-5-mini");
+        // An empty key is no key.
+        assert_eq!(choice(&c, &|_| Some(" ".into())), Choice::Missing);
+        // "none" turns it off whatever the environment holds.
+        let off = cfg(OFF);
+        assert!(choice(&off, &both).unavailable());
+        assert!(resolve(&off, &both).is_err_and(|e| e.contains("off on purpose")));
     }
 
     #[test]

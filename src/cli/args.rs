@@ -33,6 +33,11 @@ pub enum Command {
     Config {
         json: bool,
     },
+    /// `automode doctor [--online] [--json]`: will automode work here?
+    Doctor {
+        online: bool,
+        json: bool,
+    },
     /// `automode defaults`: the built-in lists and tables.
     Defaults,
     /// `automode denials [--json] [--session ID]`.
@@ -51,6 +56,13 @@ pub enum Command {
     Switch {
         on: bool,
         session: Option<String>,
+    },
+    /// `automode approve [--json]` lists pending asks; `automode approve
+    /// [--deny] CODE` answers one (user only).
+    Approve {
+        code: Option<String>,
+        deny: bool,
+        json: bool,
     },
     /// `automode reset [--session ID]` (user only).
     Reset {
@@ -89,6 +101,7 @@ impl Command {
         matches!(
             self,
             Command::Switch { .. }
+                | Command::Approve { .. }
                 | Command::Reset { .. }
                 | Command::Trust { .. }
                 | Command::Model { set: Some(_) }
@@ -130,6 +143,10 @@ Installed as `bash` and `sh` in a shims directory, it receives the agent's
   automode status [--json] [--all] on/off, recent sessions, counters
   automode config [--json]        effective configuration with sources
   automode defaults               built-in rules, lists and program table
+  automode doctor [--online] [--json]
+      Will automode work here? The binary, shims, real shell, each
+      harness's setting, the sandbox, the classifier (--online: one tiny
+      request, timed), the configuration, the state directory.
   automode denials [--json] [--session ID]
   automode log [-n N] [--json]    the last audit lines
   automode guidance               text for AGENTS.md / system prompts
@@ -141,6 +158,10 @@ Installed as `bash` and `sh` in a shims directory, it receives the agent's
 
 For the user only (refused inside an agent's command):
   automode on|off [--session ID]
+  automode approve [--json]       the asks waiting for you: code, session,
+                                  directory, command, why, age
+  automode approve CODE           let that one command run once (its next try)
+  automode approve --deny CODE    refuse it
   automode reset [--session ID]
   automode trust|untrust [DIR]
   automode model PROVIDER/MODEL
@@ -181,9 +202,20 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
     let mut hook = false;
     let mut shim = None;
     let mut all = false;
+    let mut deny = false;
+    let mut online = false;
     while let Some(arg) = parser.next()? {
         match arg {
-            Long("json") if matches!(sub, "status" | "config" | "denials" | "log") => json = true,
+            Long("json")
+                if matches!(
+                    sub,
+                    "status" | "config" | "denials" | "log" | "approve" | "doctor"
+                ) =>
+            {
+                json = true
+            }
+            Long("deny") if sub == "approve" => deny = true,
+            Long("online") if sub == "doctor" => online = true,
             Long("session") if matches!(sub, "on" | "off" | "reset" | "denials") => {
                 session = Some(string_value(parser, "--session")?);
             }
@@ -194,8 +226,10 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
                     .map_err(|_| CliError(format!("-n needs a number of lines, not {v:?}")))?;
             }
             Value(v)
-                if matches!(sub, "trust" | "untrust" | "model" | "hook" | "setup")
-                    && dir.is_none() =>
+                if matches!(
+                    sub,
+                    "trust" | "untrust" | "model" | "hook" | "setup" | "approve"
+                ) && dir.is_none() =>
             {
                 dir = Some(v)
             }
@@ -211,6 +245,7 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
         "status" => Command::Status { json, all },
         "config" => Command::Config { json },
         "defaults" => Command::Defaults,
+        "doctor" => Command::Doctor { online, json },
         "denials" => Command::Denials { json, session },
         "log" => Command::Log { lines, json },
         "guidance" => Command::Guidance,
@@ -219,6 +254,15 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
             session,
         },
         "reset" => Command::Reset { session },
+        "approve" => {
+            let code = dir.map(|d| d.to_string_lossy().into_owned());
+            if deny && code.is_none() {
+                return Err(CliError(
+                    "automode approve --deny needs the code of the ask to refuse".into(),
+                ));
+            }
+            Command::Approve { code, deny, json }
+        }
         "trust" | "untrust" => Command::Trust {
             trusted: sub == "trust",
             dir,

@@ -30,8 +30,26 @@ pub(super) fn run(ctx: &Context, json: bool) -> Result<String, String> {
             }})
         })
         .collect();
+    let var = |k: &str| ctx.var_str(k).map(str::to_string);
+    let chosen = crate::classifier::provider::choice(&cfg, &var);
+    let resolved = crate::classifier::provider::resolve(&cfg, &var);
+    let classifier = serde_json::json!({
+        "model": chosen.spec(),
+        "source": super::model::source_words(&chosen),
+        "provider": resolved.as_ref().ok().map(|p| p.name.clone()),
+        "base_url": resolved.as_ref().ok().map(|p| p.base_url.clone()),
+        "timeout_ms": cfg.classifier_timeout_ms.value,
+        "key_env": resolved.as_ref().ok().map(|p| p.key_env.clone()),
+        "key_present": resolved.as_ref().ok().map(|p| p.key.is_some()),
+        "ready": resolved.is_ok(),
+        "not_ready_because": resolved.as_ref().err(),
+    });
+    let sourced = |v: serde_json::Value, src: &config::Source| serde_json::json!({"value": v, "source": src.to_string()});
     let value = serde_json::json!({
         "files": files,
+        "managed_policy": crate::config::managed_path(&var).display().to_string(),
+        "locked": sourced_list(&cfg.locked),
+        "classifier": classifier,
         "autoMode.enabled": {"value": cfg.enabled.value, "source": cfg.enabled.source.to_string()},
         "permissions.deny": rules(&cfg.deny),
         "permissions.ask": rules(&cfg.ask),
@@ -55,6 +73,11 @@ pub(super) fn run(ctx: &Context, json: bool) -> Result<String, String> {
         "sandbox.network": {"value": cfg.sandbox.network.value, "source": cfg.sandbox.network.source.to_string()},
         "sandbox.passEnv": sourced_list(&cfg.sandbox.pass_env),
         "sandbox.maxFileBytes": {"value": cfg.sandbox.max_file_bytes.value, "source": cfg.sandbox.max_file_bytes.source.to_string()},
+        "autoMode.approvalTtlSeconds": sourced(cfg.approval_ttl_seconds.value.into(), &cfg.approval_ttl_seconds.source),
+        "autoMode.askCommand": cfg.ask_command.as_ref().map(|c| sourced(c.value.clone().into(), &c.source)),
+        "autoMode.askTimeoutSeconds": sourced(cfg.ask_timeout_seconds.value.into(), &cfg.ask_timeout_seconds.source),
+        "autoMode.askOnTerminal": sourced(cfg.ask_on_terminal.value.into(), &cfg.ask_on_terminal.source),
+        "autoMode.allowOff": sourced(cfg.allow_off.value.into(), &cfg.allow_off.source),
         "diagnostics": cfg.diagnostics,
     });
     if json {
@@ -69,14 +92,55 @@ pub(super) fn run(ctx: &Context, json: bool) -> Result<String, String> {
         };
         let _ = writeln!(out, "file {}: {status}", path.display());
     }
+    let _ = writeln!(
+        out,
+        "managed policy: {}",
+        value["managed_policy"].as_str().unwrap_or("")
+    );
+    let c = &value["classifier"];
+    let _ = writeln!(
+        out,
+        "classifier: {} ({}){}",
+        c["model"].as_str().unwrap_or("none"),
+        c["source"].as_str().unwrap_or(""),
+        match (&c["provider"], &c["key_env"]) {
+            (serde_json::Value::String(p), serde_json::Value::String(k)) => format!(
+                ", provider {p} at {}, timeout {} ms, key ${k} {}",
+                c["base_url"].as_str().unwrap_or(""),
+                c["timeout_ms"],
+                if c["key_present"] == true {
+                    "present"
+                } else {
+                    "absent"
+                }
+            ),
+            _ => format!(
+                ", not ready: {}",
+                c["not_ready_because"].as_str().unwrap_or("")
+            ),
+        }
+    );
+    let locked = |k: &str| {
+        cfg.locked
+            .iter()
+            .any(|l| k == l.value || k.starts_with(&format!("{}.", l.value)))
+    };
     if let Some(obj) = value.as_object() {
         for (k, v) in obj {
-            if k == "files" || k == "diagnostics" {
+            if matches!(
+                k.as_str(),
+                "files" | "diagnostics" | "managed_policy" | "classifier"
+            ) {
                 continue;
             }
+            let lock = if locked(k) { " (locked)" } else { "" };
             match v {
                 serde_json::Value::Array(items) => {
-                    let _ = writeln!(out, "{k}:{}", if items.is_empty() { " (none)" } else { "" });
+                    let _ = writeln!(
+                        out,
+                        "{k}{lock}:{}",
+                        if items.is_empty() { " (none)" } else { "" }
+                    );
                     for item in items {
                         let text = item
                             .get("value")
@@ -94,7 +158,7 @@ pub(super) fn run(ctx: &Context, json: bool) -> Result<String, String> {
                 other => {
                     let _ = writeln!(
                         out,
-                        "{k}: {}  [{}]",
+                        "{k}{lock}: {}  [{}]",
                         other
                             .get("value")
                             .map_or_else(String::new, ToString::to_string),

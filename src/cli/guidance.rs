@@ -22,5 +22,12 @@ default) and an output limit.
   (seconds, at most 7200), e.g. `AUTOMODE_TIMEOUT=600 cargo build`; for
   more output, `AUTOMODE_OUTPUT_LIMIT=<bytes>`. Exit status 124 means the
   command timed out, 120 that its output was cut at the limit.
-- Commands that need the user's approval say so: ask the user, and wait.
+- Commands that need the user's approval say so, with a code such as
+  `K7QF-2M`. Then stop: tell the user the exact command, why you need it,
+  and the line they run in their own terminal, `automode approve K7QF-2M`
+  (it expires after 10 minutes). Do not retry the command until the user
+  says they approved it; then run exactly the same command, in the same
+  directory, once. You cannot approve it yourself: `automode approve`
+  refuses to run inside your commands. If the user refused, do not try
+  another way.
 ";

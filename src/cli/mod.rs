@@ -3,11 +3,13 @@
 //! subcommands that change automode's state are the user's only: they
 //! refuse to run inside an agent's command.
 
+mod approve;
 mod args;
 mod check;
 mod config;
 mod defaults;
 mod denials;
+mod doctor;
 mod exec;
 mod guidance;
 mod hook;
@@ -73,6 +75,9 @@ pub fn run(ctx: &Context) -> Exit {
             );
         }
         Command::Hook { harness } => return hook::run(ctx, &harness),
+        Command::Doctor { online, json } => {
+            return doctor::run(ctx, dirs.state.as_deref(), online, json);
+        }
         Command::Status { json, all } => status::run(ctx, dirs.state.as_deref(), json, all),
         Command::Config { json } => config::run(ctx, json),
         Command::Defaults => Ok(defaults::text()),
@@ -81,7 +86,10 @@ pub fn run(ctx: &Context) -> Exit {
         }
         Command::Log { lines, json } => log::run(dirs.state.as_deref(), lines, json),
         Command::Guidance => Ok(GUIDANCE.to_string()),
-        Command::Switch { on, session } => onoff::run(dirs.state.as_deref(), on, session),
+        Command::Switch { on, session } => onoff::run(ctx, dirs.state.as_deref(), on, session),
+        Command::Approve { code, deny, json } => {
+            approve::run(ctx, dirs.state.as_deref(), code.as_deref(), deny, json)
+        }
         Command::Reset { session } => reset::run(dirs.state.as_deref(), session),
         Command::Trust { trusted, dir } => {
             trust::run(ctx, dirs.config.as_deref(), trusted, dir.map(PathBuf::from))
@@ -135,7 +143,9 @@ impl Dirs {
 /// read-only views.
 fn load_config(ctx: &Context) -> Result<crate::config::Config, String> {
     let home = ctx.home().map(|h| crate::policy::places::canon(&h));
+    let managed = crate::config::managed_path(&|k| ctx.var_str(k).map(str::to_string));
     crate::config::load(&crate::config::LoadInput {
+        managed: Some(&managed),
         home: home.as_deref(),
         xdg_config_home: ctx.var_str("XDG_CONFIG_HOME"),
         cwd: ctx.cwd(),

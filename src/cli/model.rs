@@ -12,18 +12,16 @@ use crate::context::Context;
 pub(super) fn show(ctx: &Context) -> Result<String, String> {
     let cfg = super::load_config(ctx)?;
     let mut out = String::new();
-    match &cfg.classifier_model {
-        Some(m) => {
-            let _ = writeln!(out, "classifier model: {} (from {})", m.value, m.source);
+    let var = |k: &str| ctx.var_str(k).map(str::to_string);
+    let chosen = crate::classifier::provider::choice(&cfg, &var);
+    match chosen.spec() {
+        Some(spec) => {
+            let _ = writeln!(out, "classifier model: {spec} ({})", source_words(&chosen));
         }
         None => {
-            let _ = writeln!(
-                out,
-                "classifier model: not set (`automode model provider/model-id` sets it)"
-            );
+            let _ = writeln!(out, "classifier model: none ({})", chosen.source());
         }
     }
-    let var = |k: &str| ctx.var_str(k).map(str::to_string);
     match crate::classifier::provider::resolve(&cfg, &var) {
         Ok(p) => {
             let _ = writeln!(
@@ -53,14 +51,24 @@ pub(super) fn show(ctx: &Context) -> Result<String, String> {
     Ok(out)
 }
 
+/// "from FILE", or the environment's variable, in words.
+pub(super) fn source_words(chosen: &crate::classifier::provider::Choice) -> String {
+    use crate::classifier::provider::Choice;
+    match chosen {
+        Choice::Configured { source, .. } => format!("from {source}"),
+        other => other.source(),
+    }
+}
+
 pub(super) fn save(config_dir: Option<&Path>, model: &str) -> Result<String, String> {
     let dir = config_dir.ok_or("no configuration directory (HOME is not set)")?;
-    if model
-        .split_once('/')
-        .is_none_or(|(p, m)| p.is_empty() || m.is_empty())
+    if model != crate::classifier::provider::OFF
+        && model
+            .split_once('/')
+            .is_none_or(|(p, m)| p.is_empty() || m.is_empty())
     {
         return Err(format!(
-            "{model:?} is not provider/model-id (for example openai/gpt-5-mini)"
+            "{model:?} is not provider/model-id (for example openai/gpt-5-mini) or none"
         ));
     }
     let path = config::save_global_value(

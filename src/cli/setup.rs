@@ -141,10 +141,133 @@ fn find(name: &str) -> Result<&'static Harness, String> {
         })
 }
 
+/// Whether each harness is set to run this shim (`automode doctor`):
+/// (harness, pointed at it, what was found).
+pub(super) fn harness_states(ctx: &Context) -> Vec<(&'static str, bool, String)> {
+    let exe = ctx
+        .exe
+        .as_deref()
+        .and_then(|e| std::fs::canonicalize(e).ok());
+    let is_us = |p: &str| {
+        exe.as_deref()
+            .is_some_and(|e| std::fs::canonicalize(p).is_ok_and(|c| c == e))
+    };
+    let home = ctx.home().unwrap_or_default();
+    let read = |p: &Path| -> Value {
+        std::fs::read_to_string(p)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(Value::Null)
+    };
+    let mut out = Vec::new();
+    // Claude Code: the settings file's env, the environment, or the hook.
+    let claude_dir = ctx
+        .var_str("CLAUDE_CONFIG_DIR")
+        .map_or_else(|| home.join(".claude"), PathBuf::from);
+    let claude_file = claude_dir.join("settings.json");
+    let settings = read(&claude_file);
+    let shell = settings["env"]["CLAUDE_CODE_SHELL"]
+        .as_str()
+        .map(str::to_string)
+        .or_else(|| ctx.var_str("CLAUDE_CODE_SHELL").map(str::to_string));
+    let hooked = settings["hooks"]["PreToolUse"]
+        .to_string()
+        .contains("hook claude-code");
+    out.push(match shell {
+        Some(s) if is_us(&s) => ("claude-code", true, format!("CLAUDE_CODE_SHELL={s}")),
+        _ if hooked => (
+            "claude-code",
+            true,
+            format!("hook mode in {}", claude_file.display()),
+        ),
+        Some(s) => (
+            "claude-code",
+            false,
+            format!("CLAUDE_CODE_SHELL={s} is not this automode"),
+        ),
+        None => (
+            "claude-code",
+            false,
+            format!(
+                "no CLAUDE_CODE_SHELL in {} or the environment",
+                claude_file.display()
+            ),
+        ),
+    });
+    // Codex: this user's login shell.
+    let login = nix::unistd::User::from_uid(nix::unistd::getuid())
+        .ok()
+        .flatten()
+        .map(|u| u.shell.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    out.push((
+        "codex",
+        is_us(&login),
+        format!("this user's login shell is {login}"),
+    ));
+    // pi: shellPath.
+    let pi_file = ctx
+        .var_str("PI_CODING_AGENT_DIR")
+        .map_or_else(|| home.join(".pi/agent"), PathBuf::from)
+        .join("settings.json");
+    let pi = read(&pi_file)["shellPath"].as_str().map(str::to_string);
+    out.push(match pi {
+        Some(p) => (
+            "pi",
+            is_us(&p),
+            format!("shellPath {p} in {}", pi_file.display()),
+        ),
+        None => (
+            "pi",
+            false,
+            format!("no shellPath in {}", pi_file.display()),
+        ),
+    });
+    // Gemini CLI: the first bash on PATH.
+    let first_bash = ctx
+        .var_str("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .find_map(|d| {
+            let c = Path::new(d).join("bash");
+            (d.starts_with('/') && c.is_file()).then(|| c.to_string_lossy().into_owned())
+        });
+    out.push(match first_bash {
+        Some(b) => (
+            "gemini",
+            is_us(&b),
+            format!("the first bash on PATH is {b}"),
+        ),
+        None => ("gemini", false, "no bash on PATH".into()),
+    });
+    // opencode: its config's shell, else $SHELL.
+    let oc_file = ctx
+        .var_str("XDG_CONFIG_HOME")
+        .filter(|d| d.starts_with('/'))
+        .map_or_else(|| home.join(".config"), PathBuf::from)
+        .join("opencode/opencode.json");
+    let oc = read(&oc_file)["shell"]
+        .as_str()
+        .map(|s| (s.to_string(), format!("shell in {}", oc_file.display())))
+        .or_else(|| {
+            ctx.var_str("SHELL")
+                .map(|s| (s.to_string(), "$SHELL".to_string()))
+        });
+    out.push(match oc {
+        Some((s, from)) => ("opencode", is_us(&s), format!("{from} is {s}")),
+        None => (
+            "opencode",
+            false,
+            format!("no shell in {} and no $SHELL", oc_file.display()),
+        ),
+    });
+    out
+}
+
 /// The installed `bash` shim for this binary: `<prefix>/share/automode/
 /// shims/bash` next to `<prefix>/bin/automode`, else a `bash` on PATH
 /// that is this binary.
-fn find_shim(ctx: &Context) -> Result<PathBuf, String> {
+pub(super) fn find_shim(ctx: &Context) -> Result<PathBuf, String> {
     let exe = ctx
         .exe
         .as_deref()

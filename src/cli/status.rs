@@ -34,7 +34,21 @@ pub(super) fn run(
                 .is_some_and(|t| now.saturating_sub(t) <= RECENT_SECS)
         })
         .collect();
-    let enabled = global.enabled.unwrap_or(cfg.enabled.value);
+    let locked = cfg.switch_locked();
+    let enabled = match locked {
+        Some(_) => cfg.enabled.value,
+        None => global.enabled.unwrap_or(cfg.enabled.value),
+    };
+    let var = |k: &str| ctx.var_str(k).map(str::to_string);
+    let chosen = crate::classifier::provider::choice(&cfg, &var);
+    let ready = crate::classifier::provider::resolve(&cfg, &var);
+    let pending = state_dir.map_or(0, |d| {
+        crate::approval::Book::new(d)
+            .live(now)
+            .iter()
+            .filter(|a| a.state == crate::approval::State::Pending)
+            .count()
+    });
     let mode = cfg.sandbox.mode.value;
     let kernel = crate::sandbox::Kernel::probe();
     let sandbox_status = kernel.status(mode);
@@ -53,6 +67,14 @@ pub(super) fn run(
                 "not_confined": gaps,
             },
             "enabled": enabled,
+            "switch_locked": locked,
+            "classifier": {
+                "model": chosen.spec(),
+                "source": super::model::source_words(&chosen),
+                "ready": ready.is_ok(),
+                "not_ready_because": ready.as_ref().err(),
+            },
+            "pending_approvals": pending,
             "global_switch": global.enabled,
             "config_enabled": cfg.enabled.value,
             "state_dir": state_dir.map(|d| d.display().to_string()),
@@ -61,9 +83,10 @@ pub(super) fn run(
         return Ok(format!("{value}\n"));
     }
     let mut out = String::new();
-    let why = match global.enabled {
-        Some(_) => "set with automode on/off".to_string(),
-        None => format!("autoMode.enabled from {}", cfg.enabled.source),
+    let why = match (&locked, global.enabled) {
+        (Some(l), _) => format!("the managed policy keeps it: {l}"),
+        (None, Some(_)) => "set with automode on/off".to_string(),
+        (None, None) => format!("autoMode.enabled from {}", cfg.enabled.source),
     };
     let _ = writeln!(
         out,
@@ -94,6 +117,25 @@ pub(super) fn run(
     };
     for g in &gaps {
         let _ = writeln!(out, "  not confined on this kernel: {g}");
+    }
+    let _ = match (chosen.spec(), &ready) {
+        (Some(m), Ok(_)) => writeln!(
+            out,
+            "classifier: {m} ({})",
+            super::model::source_words(&chosen)
+        ),
+        (Some(m), Err(why)) => writeln!(out, "classifier: {m}, NOT ready: {why}"),
+        (None, _) => writeln!(
+            out,
+            "classifier: none ({}): commands that need review wait for `automode approve`",
+            chosen.source()
+        ),
+    };
+    if pending > 0 {
+        let _ = writeln!(
+            out,
+            "approvals: {pending} ask(s) waiting for you (`automode approve` lists them)"
+        );
     }
     let _ = writeln!(
         out,

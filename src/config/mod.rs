@@ -1,7 +1,9 @@
 //! Configuration: JSON layers merged into one effective `Config` whose
 //! every value remembers its source.
 //!
-//! Layers, in order: built-in defaults; global
+//! Layers, in order: built-in defaults; the administrator's managed
+//! policy (`MANAGED_PATH`, owned by root; its `locked` keys no later layer
+//! changes); global
 //! `$XDG_CONFIG_HOME/automode/config.json`; project-shared
 //! `.automode/config.json` (only `permissions.deny`/`permissions.ask` are
 //! taken, everything else is ignored with a diagnostic); project-local
@@ -23,6 +25,8 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Source {
     BuiltIn,
+    /// The administrator's `managed.json`.
+    Managed(PathBuf),
     Global(PathBuf),
     ProjectShared(PathBuf),
     ProjectLocal(PathBuf),
@@ -33,7 +37,10 @@ impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Source::BuiltIn => f.write_str("built-in"),
-            Source::Global(p) | Source::ProjectShared(p) | Source::ProjectLocal(p) => {
+            Source::Managed(p)
+            | Source::Global(p)
+            | Source::ProjectShared(p)
+            | Source::ProjectLocal(p) => {
                 write!(f, "{}", p.display())
             }
             Source::Inline => f.write_str("AUTOMODE_SETTINGS_JSON"),
@@ -97,10 +104,42 @@ pub struct Config {
     pub allow_terminal_input: Sourced<bool>,
     /// `sandbox.*`: only from the global file and AUTOMODE_SETTINGS_JSON.
     pub sandbox: SandboxConfig,
+    /// `autoMode.approvalTtlSeconds`: how long an ask waits for the user
+    /// and an approval for the retry.
+    pub approval_ttl_seconds: Sourced<u64>,
+    /// `autoMode.askCommand`: a program (argv) asked about each pending
+    /// ask; it answers `allow` or `deny`.
+    pub ask_command: Option<Sourced<Vec<String>>>,
+    /// `autoMode.askTimeoutSeconds`: how long `askCommand` or the
+    /// terminal has to answer.
+    pub ask_timeout_seconds: Sourced<u64>,
+    /// `autoMode.askOnTerminal`: ask on the shim's controlling terminal.
+    pub ask_on_terminal: Sourced<bool>,
+    /// `autoMode.allowOff` (managed policy only): `automode off` works.
+    pub allow_off: Sourced<bool>,
+    /// Keys the managed policy locks (`locked`).
+    pub locked: Vec<Sourced<String>>,
     /// Files read, for `automode config`.
     pub files: Vec<(PathBuf, FileStatus)>,
     /// Things the user should know (ignored keys, untrusted files).
     pub diagnostics: Vec<String>,
+}
+
+impl Config {
+    /// Why `automode off` and the on/off switches do not apply (the
+    /// managed policy says so), if they do not.
+    pub fn switch_locked(&self) -> Option<String> {
+        if !self.allow_off.value {
+            return Some(format!(
+                "autoMode.allowOff is false in {}",
+                self.allow_off.source
+            ));
+        }
+        self.locked
+            .iter()
+            .find(|k| k.value == "autoMode.enabled" || k.value == "autoMode")
+            .map(|k| format!("{} locks autoMode.enabled", k.source))
+    }
 }
 
 /// The sandbox's settings (`sandbox.*`), each with its source.
@@ -171,6 +210,8 @@ struct Layer {
     #[serde(rename = "outputLimitBytes")]
     output_limit_bytes: Option<Bytes>,
     sandbox: Option<SandboxLayer>,
+    /// Managed policy only: keys no later layer may change.
+    locked: Option<Vec<String>>,
     #[serde(rename = "$schema")]
     #[allow(dead_code)]
     schema: Option<String>,
@@ -208,6 +249,25 @@ struct AutoModeLayer {
     log: Option<LogLayer>,
     #[serde(rename = "allowTerminalInput")]
     allow_terminal_input: Option<bool>,
+    #[serde(rename = "approvalTtlSeconds")]
+    approval_ttl_seconds: Option<u64>,
+    #[serde(rename = "askCommand")]
+    ask_command: Option<AskCommand>,
+    #[serde(rename = "askTimeoutSeconds")]
+    ask_timeout_seconds: Option<u64>,
+    #[serde(rename = "askOnTerminal")]
+    ask_on_terminal: Option<bool>,
+    /// Managed policy only.
+    #[serde(rename = "allowOff")]
+    allow_off: Option<bool>,
+}
+
+/// `autoMode.askCommand`: a program path, or a program and its arguments.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum AskCommand {
+    Program(String),
+    Argv(Vec<String>),
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -362,9 +422,106 @@ pub fn config_dir(home: Option<&Path>, xdg_config_home: Option<&str>) -> Option<
     }
 }
 
+/// Default `autoMode.approvalTtlSeconds`.
+pub const DEFAULT_APPROVAL_TTL_SECS: u64 = 600;
+/// Default `autoMode.askTimeoutSeconds`.
+pub const DEFAULT_ASK_TIMEOUT_SECS: u64 = 60;
+
+/// The administrator's managed policy, fixed when automode is built
+/// (`AUTOMODE_MANAGED_PATH` at build time changes it).
+pub const MANAGED_PATH: &str = match option_env!("AUTOMODE_MANAGED_PATH") {
+    Some(p) => p,
+    None => "/etc/automode/managed.json",
+};
+
+/// Where the managed policy is read from. Debug builds (the test suite)
+/// take `AUTOMODE_TEST_MANAGED_PATH` so that tests need not write
+/// `/etc`; release builds, which `install/install.sh` makes, never read
+/// the variable.
+pub fn managed_path(var: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    #[cfg(debug_assertions)]
+    if let Some(p) = var("AUTOMODE_TEST_MANAGED_PATH").filter(|p| p.starts_with('/')) {
+        return PathBuf::from(p);
+    }
+    let _ = var;
+    PathBuf::from(MANAGED_PATH)
+}
+
+/// Lists where a later entry can only tighten: under a lock, later layers
+/// add to them instead of replacing them. Every other locked key keeps the
+/// managed value.
+const TIGHTENING_LISTS: &[(&str, &str)] = &[
+    ("permissions.deny", "a deny rule only blocks more"),
+    ("permissions.ask", "an ask rule only asks more"),
+    ("deniedPaths", "a denied path only blocks more"),
+    ("protectedPaths", "a protected path only blocks more"),
+    (
+        "autoMode.soft_deny",
+        "a block rule for the classifier only blocks more",
+    ),
+    (
+        "autoMode.hard_deny",
+        "a block rule for the classifier only blocks more",
+    ),
+    ("sandbox.readDeny", "a hidden path only hides more"),
+    ("sandbox.protect", "a protected path only protects more"),
+];
+
+/// The managed policy's locks.
+#[derive(Debug, Clone)]
+struct Locks {
+    keys: Vec<String>,
+    file: PathBuf,
+}
+
+impl Locks {
+    /// `key` (dotted) is locked itself or inside a locked section.
+    fn covers(&self, key: &str) -> bool {
+        self.keys
+            .iter()
+            .any(|k| key == k || key.starts_with(&format!("{k}.")))
+    }
+
+    /// A locked list that later layers add to.
+    fn appends(&self, key: &str) -> bool {
+        self.covers(key) && TIGHTENING_LISTS.iter().any(|(k, _)| *k == key)
+    }
+
+    /// Drop from a later layer every locked value it may not change.
+    fn strip(&self, v: &mut Value, prefix: &str, source: &Source, diags: &mut Vec<String>) {
+        let Some(obj) = v.as_object_mut() else {
+            return;
+        };
+        let keys: Vec<String> = obj.keys().cloned().collect();
+        for k in keys {
+            let path = if prefix.is_empty() {
+                k.clone()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            if self.covers(&path) {
+                if self.appends(&path) {
+                    continue;
+                }
+                obj.remove(&k);
+                diags.push(format!(
+                    "{source}: {path} is ignored: {} locks it",
+                    self.file.display()
+                ));
+            } else if self.keys.iter().any(|l| l.starts_with(&format!("{path}.")))
+                && let Some(child) = obj.get_mut(&k)
+            {
+                self.strip(child, &path, source, diags);
+            }
+        }
+    }
+}
+
 /// What loading needs from the process.
 #[derive(Debug, Clone)]
 pub struct LoadInput<'a> {
+    /// The managed policy's path (`managed_path`); none: no managed layer.
+    pub managed: Option<&'a Path>,
     pub home: Option<&'a Path>,
     pub xdg_config_home: Option<&'a str>,
     pub cwd: Option<&'a Path>,
@@ -381,19 +538,46 @@ pub fn load(input: &LoadInput<'_>) -> Result<Config, ConfigError> {
         local: project.as_ref().map(|p| p.join(".automode/local.json")),
     };
     let mut cfg = defaults();
-    if let Some(p) = &paths.global
-        && let Some(layer) = read_layer(p, &mut cfg)?
+    let mut locks = None;
+    if let Some(m) = input.managed
+        && let Some(layer) = read_managed(m, &mut cfg)?
     {
-        apply(&mut cfg, layer, Source::Global(p.clone()), LayerKind::Full);
+        let keys = layer.locked.clone().unwrap_or_default();
+        let source = Source::Managed(m.to_path_buf());
+        cfg.locked = keys
+            .iter()
+            .map(|k| Sourced {
+                value: k.clone(),
+                source: source.clone(),
+            })
+            .collect();
+        apply(&mut cfg, layer, source, LayerKind::Managed, None);
+        locks = (!keys.is_empty()).then(|| Locks {
+            keys,
+            file: m.to_path_buf(),
+        });
+    }
+    let locks = locks.as_ref();
+    if let Some(p) = &paths.global
+        && let Some(layer) = read_layer(p, &mut cfg, locks)?
+    {
+        apply(
+            &mut cfg,
+            layer,
+            Source::Global(p.clone()),
+            LayerKind::Full,
+            locks,
+        );
     }
     if let Some(p) = &paths.shared
-        && let Some(layer) = read_layer(p, &mut cfg)?
+        && let Some(layer) = read_layer(p, &mut cfg, locks)?
     {
         apply(
             &mut cfg,
             layer,
             Source::ProjectShared(p.clone()),
             LayerKind::Shared,
+            locks,
         );
     }
     if let Some(p) = &paths.local {
@@ -402,12 +586,13 @@ pub fn load(input: &LoadInput<'_>) -> Result<Config, ConfigError> {
             _ => false,
         };
         if trusted {
-            if let Some(layer) = read_layer(p, &mut cfg)? {
+            if let Some(layer) = read_layer(p, &mut cfg, locks)? {
                 apply(
                     &mut cfg,
                     layer,
                     Source::ProjectLocal(p.clone()),
                     LayerKind::Local,
+                    locks,
                 );
             }
         } else if p.exists() {
@@ -419,8 +604,11 @@ pub fn load(input: &LoadInput<'_>) -> Result<Config, ConfigError> {
         }
     }
     if let Some(text) = input.inline.filter(|t| !t.trim().is_empty()) {
-        let layer = parse_layer("AUTOMODE_SETTINGS_JSON", text)?;
-        apply(&mut cfg, layer, Source::Inline, LayerKind::Full);
+        let mut layer = parse_layer("AUTOMODE_SETTINGS_JSON", text)?;
+        if let Some(l) = locks {
+            layer = locked_layer("AUTOMODE_SETTINGS_JSON", text, l, &Source::Inline, &mut cfg)?;
+        }
+        apply(&mut cfg, layer, Source::Inline, LayerKind::Full, locks);
     }
     Ok(cfg)
 }
@@ -490,16 +678,80 @@ fn defaults() -> Config {
             pass_env: Vec::new(),
             max_file_bytes: Sourced::builtin(crate::sandbox::DEFAULT_MAX_FILE_BYTES),
         },
+        approval_ttl_seconds: Sourced::builtin(DEFAULT_APPROVAL_TTL_SECS),
+        ask_command: None,
+        ask_timeout_seconds: Sourced::builtin(DEFAULT_ASK_TIMEOUT_SECS),
+        ask_on_terminal: Sourced::builtin(false),
+        allow_off: Sourced::builtin(true),
+        locked: Vec::new(),
         files: Vec::new(),
         diagnostics: Vec::new(),
     }
 }
 
-fn read_layer(path: &Path, cfg: &mut Config) -> Result<Option<Layer>, ConfigError> {
+/// The managed policy: absent is fine; present, it must be root's and
+/// writable by nobody else, or every command is blocked until it is.
+fn read_managed(path: &Path, cfg: &mut Config) -> Result<Option<Layer>, ConfigError> {
+    use std::os::unix::fs::MetadataExt;
+    let refuse = |message: String| ConfigError {
+        file: path.display().to_string(),
+        line: 0,
+        column: 0,
+        message,
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            cfg.files.push((path.to_path_buf(), FileStatus::Missing));
+            return Ok(None);
+        }
+        Err(e) => return Err(refuse(format!("cannot read the managed policy: {e}"))),
+    };
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    for (what, p, m) in [
+        ("the managed policy", path, Some(meta)),
+        ("its directory", dir, std::fs::metadata(dir).ok()),
+    ] {
+        let Some(m) = m else {
+            return Err(refuse(format!("cannot inspect {what} {}", p.display())));
+        };
+        if m.uid() != 0 {
+            return Err(refuse(format!(
+                "{what} {} is owned by uid {}, not root, so it is refused (an administrator must `chown root {}`)",
+                p.display(),
+                m.uid(),
+                p.display()
+            )));
+        }
+        if m.mode() & 0o022 != 0 {
+            return Err(refuse(format!(
+                "{what} {} is writable by others (mode {:o}), so it is refused (an administrator must `chmod go-w {}`)",
+                p.display(),
+                m.mode() & 0o7777,
+                p.display()
+            )));
+        }
+    }
+    read_layer(path, cfg, None)
+}
+
+fn read_layer(
+    path: &Path,
+    cfg: &mut Config,
+    locks: Option<&Locks>,
+) -> Result<Option<Layer>, ConfigError> {
     match std::fs::read_to_string(path) {
         Ok(text) => {
             cfg.files.push((path.to_path_buf(), FileStatus::Read));
-            parse_layer(&path.display().to_string(), &text).map(Some)
+            let name = path.display().to_string();
+            let layer = parse_layer(&name, &text)?;
+            match locks {
+                Some(l) => {
+                    let source = Source::Global(path.to_path_buf());
+                    locked_layer(&name, &text, l, &source, cfg).map(Some)
+                }
+                None => Ok(Some(layer)),
+            }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             cfg.files.push((path.to_path_buf(), FileStatus::Missing));
@@ -514,8 +766,120 @@ fn read_layer(path: &Path, cfg: &mut Config) -> Result<Option<Layer>, ConfigErro
     }
 }
 
+/// A later layer (already checked by `parse_layer`) without the values
+/// the managed policy locks.
+fn locked_layer(
+    name: &str,
+    text: &str,
+    locks: &Locks,
+    source: &Source,
+    cfg: &mut Config,
+) -> Result<Layer, ConfigError> {
+    let fail = |e: serde_json::Error| ConfigError {
+        file: name.to_string(),
+        line: 0,
+        column: 0,
+        message: e.to_string(),
+    };
+    let mut v: Value = serde_json::from_str(text).map_err(fail)?;
+    locks.strip(&mut v, "", source, &mut cfg.diagnostics);
+    serde_json::from_value(v).map_err(fail)
+}
+
+/// The keys a managed policy can lock: every key automode reads.
+const LOCKABLE: &[&str] = &[
+    "autoMode",
+    "autoMode.enabled",
+    "autoMode.allow",
+    "autoMode.soft_deny",
+    "autoMode.hard_deny",
+    "autoMode.environment",
+    "autoMode.classifierModel",
+    "autoMode.providers",
+    "autoMode.classifierTimeoutMs",
+    "autoMode.classifierReasoningLevel",
+    "autoMode.log",
+    "autoMode.allowTerminalInput",
+    "autoMode.approvalTtlSeconds",
+    "autoMode.askCommand",
+    "autoMode.askTimeoutSeconds",
+    "autoMode.askOnTerminal",
+    "permissions",
+    "permissions.deny",
+    "permissions.ask",
+    "permissions.allow",
+    "allowInsideWorkingDirectory",
+    "deniedPaths",
+    "protectedPaths",
+    "classifyReadOnlyTools",
+    "timeoutSeconds",
+    "outputLimitBytes",
+    "sandbox",
+    "sandbox.mode",
+    "sandbox.write",
+    "sandbox.caches",
+    "sandbox.readDeny",
+    "sandbox.protect",
+    "sandbox.protectMode",
+    "sandbox.network",
+    "sandbox.passEnv",
+    "sandbox.maxFileBytes",
+];
+
+/// Values serde cannot check alone (ranges, the ask program, locks).
+fn check_values(name: &str, layer: &Layer) -> Result<(), ConfigError> {
+    let fail = |message: String| ConfigError {
+        file: name.to_string(),
+        line: 0,
+        column: 0,
+        message,
+    };
+    if let Some(a) = &layer.auto_mode {
+        if let Some(t) = a.approval_ttl_seconds
+            && !(10..=86_400).contains(&t)
+        {
+            return Err(fail(format!(
+                "autoMode.approvalTtlSeconds must be from 10 to 86400 seconds, got {t}"
+            )));
+        }
+        if let Some(t) = a.ask_timeout_seconds
+            && !(1..=3_600).contains(&t)
+        {
+            return Err(fail(format!(
+                "autoMode.askTimeoutSeconds must be from 1 to 3600 seconds, got {t}"
+            )));
+        }
+        let program = match &a.ask_command {
+            Some(AskCommand::Program(p)) => Some(p.as_str()),
+            Some(AskCommand::Argv(v)) => Some(v.first().map_or("", String::as_str)),
+            None => None,
+        };
+        if let Some(p) = program
+            && !p.starts_with('/')
+        {
+            return Err(fail(format!(
+                "autoMode.askCommand must start with an absolute program path, got {p:?}"
+            )));
+        }
+    }
+    for key in layer.locked.iter().flatten() {
+        if !LOCKABLE.contains(&key.as_str()) {
+            return Err(fail(format!(
+                "locked: {key:?} is not a key automode reads (for example \"sandbox.mode\" or \"permissions.deny\")"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Parse one layer: syntax first (with line and column), then keys.
 fn parse_layer(name: &str, text: &str) -> Result<Layer, ConfigError> {
+    let layer = parse_layer_keys(name, text)?;
+    check_values(name, &layer)?;
+    Ok(layer)
+}
+
+fn parse_layer_keys(name: &str, text: &str) -> Result<Layer, ConfigError> {
     let err = |e: serde_json::Error| ConfigError {
         file: name.to_string(),
         line: e.line(),
@@ -692,6 +1056,9 @@ fn in_user_terms(message: &str) -> String {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum LayerKind {
+    /// The administrator's managed policy: everything, plus `locked` and
+    /// `autoMode.allowOff`.
+    Managed,
     Full,
     /// Project-shared: may only add deny and ask rules.
     Shared,
@@ -702,7 +1069,24 @@ enum LayerKind {
 
 /// Merge a list setting: replaces the current list unless it contains
 /// `$defaults`, which keeps the built-in entries at that place.
-fn merge_list(current: &mut Vec<Sourced<String>>, given: Vec<String>, source: &Source) {
+/// `merge_list`, or under a lock (`append`) add to the list instead.
+fn merge_list_locked(
+    current: &mut Vec<Sourced<String>>,
+    given: Vec<String>,
+    source: &Source,
+    append: bool,
+) {
+    if append {
+        for item in given {
+            if item != DEFAULTS_MARKER && !current.iter().any(|c| c.value == item) {
+                current.push(Sourced {
+                    value: item,
+                    source: source.clone(),
+                });
+            }
+        }
+        return;
+    }
     let builtins: Vec<Sourced<String>> = current
         .iter()
         .filter(|s| s.source == Source::BuiltIn)
@@ -722,7 +1106,8 @@ fn merge_list(current: &mut Vec<Sourced<String>>, given: Vec<String>, source: &S
     *current = out;
 }
 
-fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
+fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind, locks: Option<&Locks>) {
+    let appends = |key: &str| locks.is_some_and(|l| l.appends(key));
     let Layer {
         auto_mode,
         permissions,
@@ -733,8 +1118,13 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
         timeout_seconds,
         output_limit_bytes,
         sandbox,
+        locked,
         schema: _,
     } = layer;
+    let mut managed_only = Vec::new();
+    if locked.is_some() && kind != LayerKind::Managed {
+        managed_only.push("locked");
+    }
     let rules = |list: Vec<String>| -> Vec<RuleEntry> {
         list.into_iter()
             .map(|pattern| RuleEntry {
@@ -782,8 +1172,23 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
         classifier_reasoning_level,
         log,
         allow_terminal_input,
+        approval_ttl_seconds,
+        ask_command,
+        ask_timeout_seconds,
+        ask_on_terminal,
+        allow_off,
     }) = auto_mode
     {
+        if let Some(v) = allow_off {
+            if kind == LayerKind::Managed {
+                cfg.allow_off = Sourced {
+                    value: v,
+                    source: source.clone(),
+                };
+            } else {
+                managed_only.push("autoMode.allowOff");
+            }
+        }
         // Where the classifier is and how it is reached: only from the
         // global file and the harness's inline settings.
         let classifier_keys = [
@@ -802,8 +1207,15 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
                 "autoMode.allowTerminalInput",
                 allow_terminal_input.is_some(),
             ),
+            (
+                "autoMode.approvalTtlSeconds",
+                approval_ttl_seconds.is_some(),
+            ),
+            ("autoMode.askCommand", ask_command.is_some()),
+            ("autoMode.askTimeoutSeconds", ask_timeout_seconds.is_some()),
+            ("autoMode.askOnTerminal", ask_on_terminal.is_some()),
         ];
-        let classifier_ok = matches!(kind, LayerKind::Full);
+        let classifier_ok = matches!(kind, LayerKind::Full | LayerKind::Managed);
         for (name, present) in classifier_keys {
             if present && kind == LayerKind::Shared {
                 set(name, true);
@@ -853,6 +1265,33 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
                     source: source.clone(),
                 };
             }
+            if let Some(v) = approval_ttl_seconds {
+                cfg.approval_ttl_seconds = Sourced {
+                    value: v,
+                    source: source.clone(),
+                };
+            }
+            if let Some(v) = ask_command {
+                cfg.ask_command = Some(Sourced {
+                    value: match v {
+                        AskCommand::Program(p) => vec![p],
+                        AskCommand::Argv(a) => a,
+                    },
+                    source: source.clone(),
+                });
+            }
+            if let Some(v) = ask_timeout_seconds {
+                cfg.ask_timeout_seconds = Sourced {
+                    value: v,
+                    source: source.clone(),
+                };
+            }
+            if let Some(v) = ask_on_terminal {
+                cfg.ask_on_terminal = Sourced {
+                    value: v,
+                    source: source.clone(),
+                };
+            }
         }
         if set("autoMode.enabled", enabled.is_some())
             && let Some(v) = enabled
@@ -865,22 +1304,42 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
         if set("autoMode.allow", allow.is_some())
             && let Some(v) = allow
         {
-            merge_list(&mut cfg.classifier_allow, v, &source);
+            merge_list_locked(
+                &mut cfg.classifier_allow,
+                v,
+                &source,
+                appends("autoMode.allow"),
+            );
         }
         if set("autoMode.soft_deny", soft_deny.is_some())
             && let Some(v) = soft_deny
         {
-            merge_list(&mut cfg.classifier_soft_deny, v, &source);
+            merge_list_locked(
+                &mut cfg.classifier_soft_deny,
+                v,
+                &source,
+                appends("autoMode.soft_deny"),
+            );
         }
         if set("autoMode.hard_deny", hard_deny.is_some())
             && let Some(v) = hard_deny
         {
-            merge_list(&mut cfg.classifier_hard_deny, v, &source);
+            merge_list_locked(
+                &mut cfg.classifier_hard_deny,
+                v,
+                &source,
+                appends("autoMode.hard_deny"),
+            );
         }
         if set("autoMode.environment", environment.is_some())
             && let Some(v) = environment
         {
-            merge_list(&mut cfg.classifier_environment, v, &source);
+            merge_list_locked(
+                &mut cfg.classifier_environment,
+                v,
+                &source,
+                appends("autoMode.environment"),
+            );
         }
     }
     if set(
@@ -904,7 +1363,12 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
     if set("protectedPaths", protected_paths.is_some())
         && let Some(v) = protected_paths
     {
-        merge_list(&mut cfg.protected_paths, v, &source);
+        merge_list_locked(
+            &mut cfg.protected_paths,
+            v,
+            &source,
+            appends("protectedPaths"),
+        );
     }
     if set("classifyReadOnlyTools", classify_read_only_tools.is_some())
         && let Some(v) = classify_read_only_tools
@@ -932,13 +1396,19 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
     }
     if let Some(sb) = sandbox {
         // A project must never widen its own sandbox.
-        if kind == LayerKind::Full {
-            apply_sandbox(&mut cfg.sandbox, sb, &source);
+        if matches!(kind, LayerKind::Full | LayerKind::Managed) {
+            apply_sandbox(&mut cfg.sandbox, sb, &source, &appends);
         } else if kind == LayerKind::Local {
             ignored_local.push("sandbox".to_string());
         } else {
             ignored.push("sandbox".to_string());
         }
+    }
+    if !managed_only.is_empty() {
+        cfg.diagnostics.push(format!(
+            "{source}: ignored {} (only the administrator's managed policy {MANAGED_PATH} sets them)",
+            managed_only.join(", ")
+        ));
     }
     if !ignored_local.is_empty() {
         cfg.diagnostics.push(format!(
@@ -954,7 +1424,12 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind) {
     }
 }
 
-fn apply_sandbox(cfg: &mut SandboxConfig, layer: SandboxLayer, source: &Source) {
+fn apply_sandbox(
+    cfg: &mut SandboxConfig,
+    layer: SandboxLayer,
+    source: &Source,
+    appends: &dyn Fn(&str) -> bool,
+) {
     let SandboxLayer {
         mode,
         write,
@@ -976,15 +1451,15 @@ fn apply_sandbox(cfg: &mut SandboxConfig, layer: SandboxLayer, source: &Source) 
             source: source.clone(),
         };
     }
-    for (list, given) in [
-        (&mut cfg.write, write),
-        (&mut cfg.caches, caches),
-        (&mut cfg.read_deny, read_deny),
-        (&mut cfg.protect, protect),
-        (&mut cfg.pass_env, pass_env),
+    for (key, list, given) in [
+        ("sandbox.write", &mut cfg.write, write),
+        ("sandbox.caches", &mut cfg.caches, caches),
+        ("sandbox.readDeny", &mut cfg.read_deny, read_deny),
+        ("sandbox.protect", &mut cfg.protect, protect),
+        ("sandbox.passEnv", &mut cfg.pass_env, pass_env),
     ] {
         if let Some(v) = given {
-            merge_list(list, v, source);
+            merge_list_locked(list, v, source, appends(key));
         }
     }
     if let Some(v) = protect_mode {

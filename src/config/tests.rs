@@ -25,6 +25,7 @@ fn fixture() -> Fixture {
 
 fn load_in(f: &Fixture, inline: Option<&str>) -> Result<Config, ConfigError> {
     load(&LoadInput {
+        managed: None,
         home: Some(&f.home),
         xdg_config_home: None,
         cwd: Some(&f.project),
@@ -197,4 +198,145 @@ fn only_the_user_and_the_harness_set_the_sandbox() {
     assert!(e.message.contains("unknown variant"), "{e}");
     let e = load_in(&f, Some(r#"{"sandbox": {"maxFileBytes": 10}}"#)).unwrap_err();
     assert!(e.message.contains("at least 1048576"), "{e}");
+}
+
+fn load_managed(f: &Fixture, managed: &Path, inline: Option<&str>) -> Result<Config, ConfigError> {
+    load(&LoadInput {
+        managed: Some(managed),
+        home: Some(&f.home),
+        xdg_config_home: None,
+        cwd: Some(&f.project),
+        inline,
+    })
+}
+
+/// A managed policy in a root-owned directory of its own (the tests run
+/// as root, as CI does).
+fn managed_file(f: &Fixture, text: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = f._dir.path().join("etc-automode");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let p = dir.join("managed.json");
+    write(&p, text);
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).unwrap();
+    p
+}
+
+#[test]
+fn the_managed_policy_wins_and_its_locks_hold() {
+    let f = fixture();
+    let m = managed_file(
+        &f,
+        r#"{"locked": ["sandbox.mode", "autoMode.classifierModel", "permissions.deny", "permissions.allow", "sandbox.readDeny"],
+            "sandbox": {"mode": "require", "readDeny": ["/srv/secrets"]},
+            "autoMode": {"classifierModel": "openai/gpt-5-mini", "allowOff": false},
+            "permissions": {"deny": ["bash(curl *)"]}}"#,
+    );
+    write(
+        &f.home.join(".config/automode/config.json"),
+        r#"{"sandbox": {"mode": "off", "readDeny": ["/srv/more"], "write": ["/opt"]},
+            "autoMode": {"classifierModel": "none", "allowOff": true},
+            "permissions": {"deny": ["bash(wget *)"], "allow": ["bash(ls *)"]}}"#,
+    );
+    let cfg = load_managed(&f, &m, Some(r#"{"sandbox": {"mode": "off"}}"#)).unwrap();
+    assert_eq!(cfg.sandbox.mode.value, crate::sandbox::Mode::Require);
+    assert_eq!(cfg.sandbox.mode.source, Source::Managed(m.clone()));
+    assert_eq!(
+        cfg.classifier_model.as_ref().unwrap().value,
+        "openai/gpt-5-mini"
+    );
+    // A locked list that only tightens accumulates; one that loosens keeps
+    // the managed value.
+    let deny: Vec<&str> = cfg.deny.iter().map(|r| r.pattern.as_str()).collect();
+    assert_eq!(deny, ["bash(curl *)", "bash(wget *)"]);
+    assert!(cfg.allow.is_empty());
+    let hidden: Vec<&str> = cfg
+        .sandbox
+        .read_deny
+        .iter()
+        .map(|r| r.value.as_str())
+        .collect();
+    assert_eq!(hidden, ["/srv/secrets", "/srv/more"]);
+    // Not locked: the user's value stands.
+    assert!(cfg.sandbox.write.iter().any(|w| w.value == "/opt"));
+    // allowOff is the managed policy's alone.
+    assert!(!cfg.allow_off.value);
+    assert!(cfg.switch_locked().is_some());
+    let notes = cfg.diagnostics.join("\n");
+    for key in [
+        "sandbox.mode",
+        "autoMode.classifierModel",
+        "permissions.allow",
+    ] {
+        assert!(
+            notes.contains(&format!("{key} is ignored: {} locks it", m.display())),
+            "{key}: {notes}"
+        );
+    }
+    assert!(notes.contains("config.json"), "{notes}");
+    assert!(
+        notes.contains("AUTOMODE_SETTINGS_JSON: sandbox.mode is ignored"),
+        "{notes}"
+    );
+    assert!(notes.contains("autoMode.allowOff"), "{notes}");
+    assert_eq!(cfg.locked.len(), 5);
+}
+
+#[test]
+fn a_managed_policy_others_can_write_or_not_roots_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = fixture();
+    let m = managed_file(&f, r#"{"sandbox": {"mode": "require"}}"#);
+    assert!(load_managed(&f, &m, None).is_ok());
+    std::fs::set_permissions(&m, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let e = load_managed(&f, &m, None).unwrap_err();
+    assert!(e.message.contains("writable by others"), "{e}");
+    std::fs::set_permissions(&m, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::os::unix::fs::chown(&m, Some(65534), None).unwrap();
+    let e = load_managed(&f, &m, None).unwrap_err();
+    assert!(e.message.contains("not root"), "{e}");
+    std::os::unix::fs::chown(&m, Some(0), None).unwrap();
+    // A missing file is no managed layer; a bad lock is an error.
+    assert!(load_managed(&f, &f.home.join("nothing.json"), None).is_ok());
+    let m = managed_file(&f, r#"{"locked": ["sandbox.mood"]}"#);
+    let e = load_managed(&f, &m, None).unwrap_err();
+    assert!(e.message.contains("sandbox.mood"), "{e}");
+}
+
+#[test]
+fn ask_settings_are_checked() {
+    let f = fixture();
+    for (text, want) in [
+        (
+            r#"{"autoMode": {"approvalTtlSeconds": 5}}"#,
+            "approvalTtlSeconds",
+        ),
+        (
+            r#"{"autoMode": {"askTimeoutSeconds": 0}}"#,
+            "askTimeoutSeconds",
+        ),
+        (
+            r#"{"autoMode": {"askCommand": "notify-me"}}"#,
+            "absolute program path",
+        ),
+    ] {
+        let e = load_in(&f, Some(text)).unwrap_err();
+        assert!(e.message.contains(want), "{text}: {e}");
+    }
+    let cfg = load_in(
+        &f,
+        Some(
+            r#"{"autoMode": {"askCommand": ["/usr/bin/ask", "--chat"], "approvalTtlSeconds": 60}}"#,
+        ),
+    )
+    .unwrap();
+    assert_eq!(cfg.ask_command.unwrap().value, ["/usr/bin/ask", "--chat"]);
+    assert_eq!(cfg.approval_ttl_seconds.value, 60);
+    // Not from the project: an agent can write it.
+    write(
+        &f.project.join(".automode/config.json"),
+        r#"{"autoMode": {"askCommand": "/bin/true"}}"#,
+    );
+    assert!(load_in(&f, None).unwrap().ask_command.is_none());
 }

@@ -56,7 +56,21 @@ pub struct Ctx<'a> {
     /// Which deletion and overwrite targets can be got back (looked up
     /// once per target).
     pub recovery: &'a recover::Recovery,
+    /// The user approved this command's `permissions.ask` rule
+    /// (`automode approve`): it skips the ask rule and every allow tier,
+    /// and still meets the deny checks and the classifier.
+    pub approved_ask: bool,
 }
+
+/// The tiers an approved ask skips.
+const SKIPPED_WHEN_APPROVED: &[Tier] = &[
+    Tier::AskRule,
+    Tier::InsideWorkingDirectory,
+    Tier::AllowRule,
+    Tier::ReadOnly,
+    Tier::Routine,
+    Tier::Contained,
+];
 
 /// Where an enforced sandbox lets a command write (from its base plan).
 #[derive(Debug, Clone, Default)]
@@ -122,6 +136,13 @@ pub fn decide(ctx: &Ctx<'_>) -> Verdict {
     let mut scratch = Scratch::default();
     let mut trace = Vec::new();
     for (tier, run) in TIERS {
+        if ctx.approved_ask && SKIPPED_WHEN_APPROVED.contains(tier) {
+            trace.push(Step {
+                tier: *tier,
+                outcome: "skipped: the user approved this ask, which goes to the classifier and never to an allow tier".into(),
+            });
+            continue;
+        }
         match run(ctx, &mut scratch) {
             Ok(mut v) => {
                 trace.push(Step {

@@ -574,6 +574,17 @@ impl Places {
                 return Some(format!("{} is {what}", p.display()));
             }
         }
+        // The administrator's managed policy (and its directory).
+        let managed = Path::new(crate::config::MANAGED_PATH);
+        let managed_dir = managed.parent().filter(|d| *d != Path::new("/"));
+        if within(p, managed)
+            || managed_dir.is_some_and(|d| within(p, d) || (within(d, p) && p != Path::new("/")))
+        {
+            return Some(format!(
+                "{} is the administrator's managed automode policy",
+                p.display()
+            ));
+        }
         // The usual locations, whatever XDG says.
         if let Some(rel) = self.in_home(p) {
             for known in [

@@ -57,6 +57,7 @@ fn fixture() -> Fixture {
 
 fn base_config(fx: &Fixture) -> Config {
     config::load(&config::LoadInput {
+        managed: None,
         home: Some(&fx.home),
         xdg_config_home: Some(
             &fx.config_dir
@@ -121,6 +122,7 @@ fn verdict_on(
     decide(&Ctx {
         contained,
         recovery: &recovery,
+        approved_ask: false,
         analysis: &analysis,
         script,
         places: &places,

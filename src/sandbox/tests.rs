@@ -326,6 +326,7 @@ fn a_plan_grants_the_project_caches_and_devices_and_denies_the_secrets() {
     mkdirs(&project, &[".git/hooks", ".git/config.x", "src"]);
     std::fs::write(project.join(".git/config"), "[core]\n").unwrap();
     let cfg = crate::config::load(&crate::config::LoadInput {
+        managed: None,
         home: Some(&home),
         xdg_config_home: None,
         cwd: Some(&project),
@@ -408,6 +409,7 @@ fn a_plan_grants_the_project_caches_and_devices_and_denies_the_secrets() {
 /// Inputs for `prepare_cached` in a temp tree.
 fn owned(home: &Path, project: &Path, env: &[(&str, &str)]) -> OwnedInputs {
     let cfg = crate::config::load(&crate::config::LoadInput {
+        managed: None,
         home: Some(home),
         xdg_config_home: None,
         cwd: Some(project),

@@ -171,6 +171,8 @@ pub struct SessionState {
     pub harness: Option<String>,
     /// It was told that the sandbox cannot be enforced here.
     pub sandbox_warned: bool,
+    /// It was told which classifier the environment's key chose.
+    pub classifier_announced: bool,
 }
 
 /// State shared by all sessions (`automode off` without a session).
