@@ -78,7 +78,7 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     if decided.verdict.decision == Decision::Ask {
         match approval::ask_user(ctx, &judge, &decided) {
             Some(approval::Asked::Answered) => decided = judge.judge(ctx, &request),
-            Some(approval::Asked::Waiting(ask)) => decided.pending = Some(ask),
+            Some(approval::Asked::Waiting(ask)) => decided.pending = Some(*ask),
             None => {}
         }
     }

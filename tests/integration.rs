@@ -2,6 +2,7 @@
 //! against the real bash, one module per feature.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
+mod approval;
 mod classifier;
 mod exec_cli;
 mod expectations;

@@ -3,7 +3,7 @@
 //! terminal (or for `autoMode.askCommand`, or the terminal, to answer).
 //!
 //! An approval is single-use, expires, and is bound to the exact script
-//! judged, the working directory (device and inode), the session and a
+//! judged, the working directory (device, inode and birth time), the session and a
 //! digest of the effective policy: the agent's next submission of exactly
 //! that command consumes it, anything else does not match. The book lives
 //! in automode's state directory (`approvals.json`), which agents cannot
@@ -38,6 +38,9 @@ pub struct Binding {
     pub cwd: PathBuf,
     pub dev: u64,
     pub ino: u64,
+    /// The directory's birth time (ns): an inode number is reused when a
+    /// directory is made again, its birth time is not.
+    pub born: u64,
     /// SHA-256 of the effective policy.
     pub policy: String,
 }
@@ -53,6 +56,11 @@ impl Binding {
             cwd: cwd.to_path_buf(),
             dev: meta.dev(),
             ino: meta.ino(),
+            born: meta
+                .created()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
             policy: policy_digest(config),
         })
     }
@@ -62,6 +70,7 @@ impl Binding {
             && a.script == self.script
             && a.dev == self.dev
             && a.ino == self.ino
+            && a.born == self.born
             && a.policy == self.policy
     }
 }
@@ -92,6 +101,8 @@ pub struct Ask {
     pub cwd: String,
     pub dev: u64,
     pub ino: u64,
+    #[serde(default)]
+    pub born: u64,
     pub script: String,
     /// Why it needs the user.
     pub why: String,
@@ -206,6 +217,7 @@ impl Book {
                 cwd: b.cwd.display().to_string(),
                 dev: b.dev,
                 ino: b.ino,
+                born: b.born,
                 script: b.script.clone(),
                 why: q.why.to_string(),
                 rule: q.rule.to_string(),
@@ -278,7 +290,7 @@ pub enum Asked {
     /// A channel answered: judge again (the book holds the answer).
     Answered,
     /// It waits for `automode approve CODE`.
-    Waiting(Ask),
+    Waiting(Box<Ask>),
 }
 
 /// The shim's ask: a pending entry under a code (the one already waiting
@@ -316,7 +328,7 @@ pub fn ask_user(ctx: &Context, judge: &Judge, decided: &Decided) -> Option<Asked
         None => None,
     };
     let Some((answer, by)) = answer else {
-        return Some(Asked::Waiting(ask));
+        return Some(Asked::Waiting(Box::new(ask)));
     };
     let allow = answer == channel::Answer::Allow;
     if let channel::Answer::Deny(why) = &answer {
@@ -326,7 +338,7 @@ pub fn ask_user(ctx: &Context, judge: &Judge, decided: &Decided) -> Option<Asked
         Ok(_) => Some(Asked::Answered),
         Err(why) => {
             crate::report::state_error(&why);
-            Some(Asked::Waiting(ask))
+            Some(Asked::Waiting(Box::new(ask)))
         }
     }
 }

@@ -836,10 +836,10 @@ fn check_values(name: &str, layer: &Layer) -> Result<(), ConfigError> {
     };
     if let Some(a) = &layer.auto_mode {
         if let Some(t) = a.approval_ttl_seconds
-            && !(10..=86_400).contains(&t)
+            && !(1..=86_400).contains(&t)
         {
             return Err(fail(format!(
-                "autoMode.approvalTtlSeconds must be from 10 to 86400 seconds, got {t}"
+                "autoMode.approvalTtlSeconds must be from 1 to 86400 seconds, got {t}"
             )));
         }
         if let Some(t) = a.ask_timeout_seconds

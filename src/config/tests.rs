@@ -309,7 +309,7 @@ fn ask_settings_are_checked() {
     let f = fixture();
     for (text, want) in [
         (
-            r#"{"autoMode": {"approvalTtlSeconds": 5}}"#,
+            r#"{"autoMode": {"approvalTtlSeconds": 0}}"#,
             "approvalTtlSeconds",
         ),
         (
