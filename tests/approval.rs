@@ -211,6 +211,37 @@ fn an_approved_ask_still_meets_the_deny_checks_and_the_classifier() {
 }
 
 #[test]
+fn after_three_classifier_failures_the_user_is_the_reviewer() {
+    use crate::support::llm::Reply;
+    let mock = MockLlm::start(vec![
+        Reply::status(500, "x"),
+        Reply::status(500, "x"),
+        Reply::status(500, "x"),
+    ]);
+    let env = Env::new()
+        .with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            &crate::classifier::settings(&mock, "openai", json!({})),
+        )
+        .with_env("MOCK_KEY", "k")
+        .with_env("AUTOMODE_SESSION", "s");
+    for _ in 0..2 {
+        let r = run(&mut env.script("printenv > printed.txt"));
+        assert!(r.stderr().contains("classifier failure"), "{}", r.stderr());
+    }
+    let code = blocked_code(&env, "printenv > printed.txt");
+    assert_eq!(approve(&env, &[&code]).code(), Some(0));
+    let r = run(&mut env.script("printenv > printed.txt"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(env.work.join("printed.txt").exists());
+    assert_eq!(
+        mock.requests().len(),
+        3,
+        "the user reviewed it, not the classifier"
+    );
+}
+
+#[test]
 fn without_a_classifier_the_user_reviews() {
     let env = Env::new().with_env("AUTOMODE_SESSION", "s");
     let r = run(&mut env.script("vercel deploy > made.txt"));

@@ -63,3 +63,22 @@ fn never_takes_the_terminals_foreground() {
     assert_eq!(r["fg_pgrp"], r["child_pid"], "{r}");
     assert_eq!(r["code"], 0);
 }
+
+#[test]
+fn an_ask_can_be_answered_on_the_controlling_terminal() {
+    let settings = r#"{"permissions": {"ask": ["bash(touch asked*)"]}, "autoMode": {"classifierModel": "none", "askOnTerminal": true, "askTimeoutSeconds": 2}}"#;
+    for (answer, runs) in [(Some("y\n"), true), (Some("no\n"), false), (None, false)] {
+        let env = Env::new().with_env("AUTOMODE_SETTINGS_JSON", settings);
+        let mut opts = vec![];
+        if let Some(a) = answer {
+            opts = vec!["--send-after", "0.5", a];
+        }
+        let r = pty(&env, &opts, "touch asked.txt");
+        let out = r["output"].as_str().unwrap_or("");
+        assert!(out.contains("Allow it once? [y/N]"), "{r}");
+        assert!(out.contains("touch asked.txt"), "{r}");
+        assert_eq!(env.work.join("asked.txt").exists(), runs, "{answer:?}: {r}");
+        assert_eq!(r["code"], if runs { 0 } else { 121 }, "{r}");
+        assert!(r["elapsed"].as_f64().unwrap() < 5.0, "{r}");
+    }
+}
