@@ -16,6 +16,8 @@ pub enum Command {
     /// `automode check [--json] [--cwd DIR] SCRIPT [NAME [ARGS…]]`
     Check {
         json: bool,
+        /// Exit 0 allow, 1 deny or ask, 3 classify.
+        exit_code: bool,
         /// Also ask the classifier (never runs the script).
         classify: bool,
         cwd: Option<OsString>,
@@ -38,8 +40,10 @@ pub enum Command {
         online: bool,
         json: bool,
     },
-    /// `automode defaults`: the built-in lists and tables.
-    Defaults,
+    /// `automode defaults [--json]`: the built-in lists and tables.
+    Defaults {
+        json: bool,
+    },
     /// `automode denials [--json] [--session ID]`.
     Denials {
         json: bool,
@@ -76,6 +80,7 @@ pub enum Command {
     /// `automode model [provider/model-id]`: show, or save (user only).
     Model {
         set: Option<String>,
+        json: bool,
     },
     /// `automode hook claude-code`: Claude Code's PreToolUse /
     /// UserPromptSubmit hook (JSON on stdin).
@@ -87,10 +92,20 @@ pub enum Command {
     Setup {
         harness: String,
         write: bool,
+        /// Remove what `--write` added.
+        undo: bool,
         hook: bool,
         shim: Option<OsString>,
     },
+    /// `automode completions SHELL`.
+    Completions {
+        shell: String,
+    },
+    /// `automode man`.
+    Man,
     Help,
+    /// `automode help CMD`, `automode CMD --help`.
+    HelpFor(String),
     Version,
 }
 
@@ -104,8 +119,9 @@ impl Command {
                 | Command::Approve { .. }
                 | Command::Reset { .. }
                 | Command::Trust { .. }
-                | Command::Model { set: Some(_) }
+                | Command::Model { set: Some(_), .. }
                 | Command::Setup { write: true, .. }
+                | Command::Setup { undo: true, .. }
         )
     }
 }
@@ -126,53 +142,6 @@ impl From<lexopt::Error> for CliError {
     }
 }
 
-/// The text of `automode --help`.
-pub const HELP: &str = "\
-automode — decides whether an AI coding agent's shell commands may run, and
-supervises the ones it allows.
-
-Installed as `bash` and `sh` in a shims directory, it receives the agent's
-`bash -c '…'` calls. Invoked as `automode`:
-
-  automode check [--json] [--classify] [--cwd DIR] SCRIPT [NAME [ARGS…]]
-      Decide on SCRIPT as the shim would and print the verdict, the trace
-      and the analysis. Never runs anything. --classify also asks the
-      configured classifier when the local tiers cannot decide.
-  automode exec [--timeout S] [--output-limit BYTES] [--] PROGRAM [ARGS…]
-      Run one program directly (no shell) under supervision.
-  automode status [--json] [--all] on/off, recent sessions, counters
-  automode config [--json]        effective configuration with sources
-  automode defaults               built-in rules, lists and program table
-  automode doctor [--online] [--json]
-      Will automode work here? The binary, shims, real shell, each
-      harness's setting, the sandbox, the classifier (--online: one tiny
-      request, timed), the configuration, the state directory.
-  automode denials [--json] [--session ID]
-  automode log [-n N] [--json]    the last audit lines
-  automode guidance               text for AGENTS.md / system prompts
-  automode model [PROVIDER/MODEL] show the classifier model, or save one
-  automode setup HARNESS [--hook] [--shim PATH] [--print]
-      What makes HARNESS (claude-code, codex, pi, gemini, opencode) run its
-      commands through the shim.
-  automode hook claude-code       Claude Code PreToolUse/UserPromptSubmit hook
-
-For the user only (refused inside an agent's command):
-  automode on|off [--session ID]
-  automode approve [--json]       the asks waiting for you: code, session,
-                                  directory, command, why, age
-  automode approve CODE           let that one command run once (its next try)
-  automode approve --deny CODE    refuse it
-  automode reset [--session ID]
-  automode trust|untrust [DIR]
-  automode model PROVIDER/MODEL
-  automode setup HARNESS --write  merge the setting into the harness's file
-
-  automode --version | --help
-
-Environment: AUTOMODE_TIMEOUT (seconds), AUTOMODE_OUTPUT_LIMIT (bytes),
-AUTOMODE_SESSION, AUTOMODE_SETTINGS_JSON, AUTOMODE_TRANSCRIPT.
-";
-
 /// Parse `automode`'s arguments (argv[0] excluded).
 pub fn parse(args: Vec<OsString>) -> Result<Command, CliError> {
     use lexopt::prelude::*;
@@ -183,11 +152,38 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, CliError> {
     match first {
         Long("help") | Short('h') => Ok(Command::Help),
         Long("version") | Short('V') => Ok(Command::Version),
-        Value(sub) if sub == "help" => Ok(Command::Help),
-        Value(sub) if sub == "exec" => parse_exec(&mut parser),
-        Value(sub) if sub == "check" => parse_check(&mut parser),
-        Value(sub) => parse_other(&sub.to_string_lossy(), &mut parser),
+        Value(sub) if sub == "help" => match parser.next()? {
+            None => Ok(Command::Help),
+            Some(Value(name)) => {
+                let name = name.to_string_lossy();
+                known(&name)?;
+                Ok(Command::HelpFor(name.into_owned()))
+            }
+            Some(other) => Err(other.unexpected().into()),
+        },
+        Value(sub) => {
+            let sub = sub.to_string_lossy().into_owned();
+            known(&sub)?;
+            match sub.as_str() {
+                "exec" => parse_exec(&mut parser),
+                "check" => parse_check(&mut parser),
+                _ => parse_other(&sub, &mut parser),
+            }
+        }
+        Long(flag) => Err(CliError(format!(
+            "unknown option '--{flag}'; `automode --help` lists the commands"
+        ))),
         other => Err(other.unexpected().into()),
+    }
+}
+
+/// A subcommand the table knows, or a clear error.
+fn known(sub: &str) -> Result<(), CliError> {
+    match super::spec::find(sub) {
+        Some(_) => Ok(()),
+        None => Err(CliError(format!(
+            "unknown command '{sub}'; `automode --help` lists the commands"
+        ))),
     }
 }
 
@@ -204,8 +200,10 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
     let mut all = false;
     let mut deny = false;
     let mut online = false;
+    let mut undo = false;
     while let Some(arg) = parser.next()? {
         match arg {
+            Long("help") | Short('h') => return Ok(Command::HelpFor(sub.to_string())),
             Long("json")
                 if matches!(
                     sub,
@@ -228,13 +226,14 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
             Value(v)
                 if matches!(
                     sub,
-                    "trust" | "untrust" | "model" | "hook" | "setup" | "approve"
+                    "trust" | "untrust" | "model" | "hook" | "setup" | "approve" | "completions"
                 ) && dir.is_none() =>
             {
                 dir = Some(v)
             }
             Long("all") if sub == "status" => all = true,
             Long("write") if sub == "setup" => write = true,
+            Long("undo") if sub == "setup" => undo = true,
             Long("print") if sub == "setup" => write = false,
             Long("hook") if sub == "setup" => hook = true,
             Long("shim") if sub == "setup" => shim = Some(parser.value()?),
@@ -244,7 +243,20 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
     Ok(match sub {
         "status" => Command::Status { json, all },
         "config" => Command::Config { json },
-        "defaults" => Command::Defaults,
+        "defaults" => Command::Defaults { json },
+        "man" => Command::Man,
+        "completions" => {
+            let shell = dir
+                .map(|d| d.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if !super::spec::SHELLS.contains(&shell.as_str()) {
+                return Err(CliError(format!(
+                    "automode completions needs a shell: {}",
+                    super::spec::SHELLS.join(", ")
+                )));
+            }
+            Command::Completions { shell }
+        }
         "doctor" => Command::Doctor { online, json },
         "denials" => Command::Denials { json, session },
         "log" => Command::Log { lines, json },
@@ -269,6 +281,7 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
         },
         "model" => Command::Model {
             set: dir.map(|d| d.to_string_lossy().into_owned()),
+            json,
         },
         "hook" | "setup" => {
             let Some(h) = dir.map(|d| d.to_string_lossy().into_owned()) else {
@@ -279,9 +292,15 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
             if sub == "hook" {
                 Command::Hook { harness: h }
             } else {
+                if undo && (write || hook) {
+                    return Err(CliError(
+                        "automode setup --undo takes no --write or --hook: it removes what --write added".into(),
+                    ));
+                }
                 Command::Setup {
                     harness: h,
                     write,
+                    undo,
                     hook,
                     shim,
                 }
@@ -302,6 +321,7 @@ fn parse_exec(parser: &mut lexopt::Parser) -> Result<Command, CliError> {
     let mut argv = Vec::new();
     while let Some(arg) = parser.next()? {
         match arg {
+            Long("help") | Short('h') => return Ok(Command::HelpFor("exec".into())),
             Long("timeout") => timeout = Some(string_value(parser, "--timeout")?),
             Long("output-limit") => output_limit = Some(string_value(parser, "--output-limit")?),
             Value(program) => {
@@ -328,11 +348,14 @@ fn parse_check(parser: &mut lexopt::Parser) -> Result<Command, CliError> {
     use lexopt::prelude::*;
     let mut json = false;
     let mut classify = false;
+    let mut exit_code = false;
     let mut cwd = None;
     let mut words = Vec::new();
     while let Some(arg) = parser.next()? {
         match arg {
+            Long("help") | Short('h') => return Ok(Command::HelpFor("check".into())),
             Long("json") => json = true,
+            Long("exit-code") => exit_code = true,
             Long("classify") => classify = true,
             Long("cwd") => cwd = Some(parser.value()?),
             Value(v) => {
@@ -351,6 +374,7 @@ fn parse_check(parser: &mut lexopt::Parser) -> Result<Command, CliError> {
     };
     Ok(Command::Check {
         json,
+        exit_code,
         classify,
         cwd,
         script,
@@ -404,7 +428,18 @@ mod tests {
     fn rejects_exec_without_program_or_unknown_commands() {
         assert!(parse(args(&["exec"])).is_err());
         assert!(parse(args(&["exec", "--timeout"])).is_err());
-        assert!(parse(args(&["frobnicate"])).is_err());
+        assert_eq!(
+            parse(args(&["frobnicate", "x"])),
+            Err(CliError(
+                "unknown command 'frobnicate'; `automode --help` lists the commands".into()
+            ))
+        );
+        assert_eq!(
+            parse(args(&["help", "check"])),
+            Ok(Command::HelpFor("check".into()))
+        );
+        assert!(parse(args(&["help", "frobnicate"])).is_err());
+        assert!(parse(args(&["completions", "tcsh"])).is_err());
         assert!(parse(args(&["exec", "--bogus", "ls"])).is_err());
     }
 }

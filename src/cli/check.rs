@@ -14,6 +14,7 @@ use crate::{report, shell};
 #[derive(Debug)]
 pub(super) struct Args {
     pub json: bool,
+    pub exit_code: bool,
     pub classify: bool,
     pub cwd: Option<OsString>,
     pub script: OsString,
@@ -29,7 +30,15 @@ pub(super) fn run(ctx: &Context, a: &Args) -> Exit {
                 Some(base) if p.is_relative() => base.join(p),
                 _ => p,
             };
-            shell::paths::resolve(Path::new("/"), &abs.to_string_lossy()).0
+            let dir = shell::paths::resolve(Path::new("/"), &abs.to_string_lossy()).0;
+            if !dir.is_dir() {
+                report::say(&format!(
+                    "automode check --cwd {}: no such directory",
+                    dir.display()
+                ));
+                return Exit::Usage;
+            }
+            dir
         }
         None => match ctx.cwd() {
             Some(c) => c.to_path_buf(),
@@ -96,5 +105,12 @@ pub(super) fn run(ctx: &Context, a: &Args) -> Exit {
     } else {
         print!("{}", report::check_text(verdict, analysis, &cwd));
     }
-    Exit::Child(0)
+    if !a.exit_code {
+        return Exit::Child(0);
+    }
+    Exit::Child(match verdict.decision {
+        crate::policy::Decision::Allow => 0,
+        crate::policy::Decision::Deny | crate::policy::Decision::Ask => 1,
+        crate::policy::Decision::Classify => 3,
+    })
 }

@@ -84,3 +84,37 @@ pub(super) fn text() -> String {
     }
     out
 }
+
+/// `automode defaults --json`: the same tables as data.
+pub(super) fn json() -> String {
+    let pairs = |items: &[(&str, &str)]| -> Vec<serde_json::Value> {
+        items
+            .iter()
+            .map(|(p, why)| serde_json::json!({"entry": p, "why": why}))
+            .collect()
+    };
+    let value = serde_json::json!({
+        "catalogue": catalogue::CATALOGUE.iter().map(|c| serde_json::json!({"id": c.id, "why": c.reason})).collect::<Vec<_>>(),
+        "protectedPaths": config::DEFAULT_PROTECTED_PATHS,
+        "artifactDirs": pairs(places::ARTIFACT_DIRS),
+        "artifactFiles": pairs(places::ARTIFACT_FILES),
+        "secrets": pairs(places::SECRET_PATHS),
+        "autoMode": {
+            "allow": config::DEFAULT_CLASSIFIER_ALLOW,
+            "soft_deny": config::DEFAULT_SOFT_DENY,
+            "hard_deny": config::DEFAULT_HARD_DENY,
+            "environment": config::DEFAULT_ENVIRONMENT,
+        },
+        "sandbox": {
+            "write": pairs(sandbox::DEFAULT_WRITE),
+            "caches": sandbox::DEFAULT_CACHES.iter().map(|(p, tools, why)| serde_json::json!({"entry": p, "tools": tools, "why": why})).collect::<Vec<_>>(),
+            "readDeny": pairs(sandbox::DEFAULT_READ_DENY),
+            "protect": pairs(sandbox::DEFAULT_PROTECT),
+            "devices": pairs(sandbox::DEVICES).into_iter().chain(pairs(sandbox::DEVICE_DIRS)).collect::<Vec<_>>(),
+            "withheldEnv": sandbox::env::describe(),
+        },
+        "programs": tools::describe(),
+        "classifierPresets": crate::classifier::provider::preset_lines(),
+    });
+    format!("{value}\n")
+}

@@ -1,4 +1,5 @@
-//! `automode denials`: the recent denials of every session (or one).
+//! `automode denials`: the recent blocks of every session (or one):
+//! denials, asks, classifier refusals and failures.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -36,7 +37,7 @@ pub(super) fn run(
         let _ = writeln!(
             out,
             "[{}] session {s}: {} ({} / {}): {}\n    {}",
-            d.at,
+            crate::exec::local_time_text(d.at),
             d.decision,
             d.tier,
             d.rule,

@@ -1,5 +1,6 @@
 //! `automode log`: the last invocations from the audit log, each decision
-//! joined with its outcome (`--json`: one object per invocation).
+//! joined with its outcome, in local time (`--json`: one object per
+//! invocation, times in seconds since the epoch).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -37,7 +38,9 @@ pub(super) fn run(state_dir: Option<&Path>, lines: usize, json: bool) -> Result<
         let _ = writeln!(
             out,
             "[{}] {} ({}/{}) {}: {script}",
-            get("at"),
+            r.get("at")
+                .and_then(Value::as_u64)
+                .map_or_else(|| get("at"), crate::exec::local_time_text),
             get("decision"),
             get("tier"),
             get("rule"),

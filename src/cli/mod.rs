@@ -18,10 +18,11 @@ mod model;
 mod onoff;
 mod reset;
 mod setup;
+pub mod spec;
 mod status;
 mod trust;
 
-pub use args::{CliError, Command, HELP, parse};
+pub use args::{CliError, Command, parse};
 pub use guidance::GUIDANCE;
 
 use std::path::PathBuf;
@@ -47,8 +48,17 @@ pub fn run(ctx: &Context) -> Exit {
     }
     let dirs = Dirs::of(ctx);
     let printed = match command {
-        Command::Help => Ok(HELP.to_string()),
-        Command::Version => Ok(format!("automode {}\n", env!("CARGO_PKG_VERSION"))),
+        Command::Help => Ok(spec::overview()),
+        Command::HelpFor(name) => {
+            Ok(spec::find(&name).map_or_else(spec::overview, spec::command_help))
+        }
+        Command::Version => Ok(format!(
+            "automode {} ({})\n",
+            env!("CARGO_PKG_VERSION"),
+            option_env!("AUTOMODE_COMMIT").unwrap_or("commit unknown")
+        )),
+        Command::Completions { shell } => Ok(spec::completions(&shell).unwrap_or_default()),
+        Command::Man => Ok(spec::man_page()),
         Command::Exec {
             timeout,
             output_limit,
@@ -56,6 +66,7 @@ pub fn run(ctx: &Context) -> Exit {
         } => return exec::run(ctx, timeout, output_limit, argv),
         Command::Check {
             json,
+            exit_code,
             classify,
             cwd,
             script,
@@ -66,6 +77,7 @@ pub fn run(ctx: &Context) -> Exit {
                 ctx,
                 &check::Args {
                     json,
+                    exit_code,
                     classify,
                     cwd,
                     script,
@@ -80,7 +92,8 @@ pub fn run(ctx: &Context) -> Exit {
         }
         Command::Status { json, all } => status::run(ctx, dirs.state.as_deref(), json, all),
         Command::Config { json } => config::run(ctx, json),
-        Command::Defaults => Ok(defaults::text()),
+        Command::Defaults { json: false } => Ok(defaults::text()),
+        Command::Defaults { json: true } => Ok(defaults::json()),
         Command::Denials { json, session } => {
             denials::run(dirs.state.as_deref(), session.as_deref(), json)
         }
@@ -94,11 +107,12 @@ pub fn run(ctx: &Context) -> Exit {
         Command::Trust { trusted, dir } => {
             trust::run(ctx, dirs.config.as_deref(), trusted, dir.map(PathBuf::from))
         }
-        Command::Model { set: None } => model::show(ctx),
-        Command::Model { set: Some(m) } => model::save(dirs.config.as_deref(), &m),
+        Command::Model { set: None, json } => model::show(ctx, json),
+        Command::Model { set: Some(m), .. } => model::save(dirs.config.as_deref(), &m),
         Command::Setup {
             harness,
             write,
+            undo,
             hook,
             shim,
         } => setup::run(
@@ -106,6 +120,7 @@ pub fn run(ctx: &Context) -> Exit {
             &setup::Request {
                 harness,
                 write,
+                undo,
                 hook,
                 shim: shim.map(PathBuf::from),
             },

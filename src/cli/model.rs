@@ -9,11 +9,30 @@ use crate::context::Context;
 
 /// The resolved classifier model and whether its key is present (never
 /// the key itself).
-pub(super) fn show(ctx: &Context) -> Result<String, String> {
+pub(super) fn show(ctx: &Context, json: bool) -> Result<String, String> {
     let cfg = super::load_config(ctx)?;
     let mut out = String::new();
     let var = |k: &str| ctx.var_str(k).map(str::to_string);
     let chosen = crate::classifier::provider::choice(&cfg, &var);
+    if json {
+        let resolved = crate::classifier::provider::resolve(&cfg, &var);
+        let p = resolved.as_ref().ok();
+        return Ok(format!(
+            "{}\n",
+            serde_json::json!({
+                "model": chosen.spec(),
+                "source": source_words(&chosen),
+                "ready": p.is_some(),
+                "not_ready_because": resolved.as_ref().err(),
+                "provider": p.map(|p| &p.name),
+                "url": p.map(crate::classifier::provider::Provider::url),
+                "key_env": p.map(|p| &p.key_env),
+                "key_present": p.map(|p| p.key.is_some()),
+                "timeout_ms": p.map(|p| u64::try_from(p.timeout.as_millis()).unwrap_or(u64::MAX)),
+                "presets": crate::classifier::provider::preset_lines(),
+            })
+        ));
+    }
     match chosen.spec() {
         Some(spec) => {
             let _ = writeln!(out, "classifier model: {spec} ({})", source_words(&chosen));

@@ -53,6 +53,8 @@ const HARNESSES: &[Harness] = &[
 pub(super) struct Request {
     pub harness: String,
     pub write: bool,
+    /// Remove what `--write` added.
+    pub undo: bool,
     /// Claude Code: install the PreToolUse/UserPromptSubmit hook instead
     /// of the shell.
     pub hook: bool,
@@ -83,6 +85,9 @@ struct Plan {
 /// Run `automode setup`.
 pub(super) fn run(ctx: &Context, req: &Request) -> Result<String, String> {
     let harness = find(&req.harness)?;
+    if req.undo {
+        return undo(ctx, harness);
+    }
     if req.hook && harness.name != "claude-code" {
         return Err("--hook is only for claude-code (the other harnesses have no command hook automode can answer)".into());
     }
@@ -117,7 +122,10 @@ pub(super) fn run(ctx: &Context, req: &Request) -> Result<String, String> {
     }
     match (plan.edit, plan.no_write) {
         (Some(edit), _) => {
-            let note = apply(&edit)?;
+            let (note, added) = apply(&edit)?;
+            if let Some(added) = added {
+                remember(ctx, harness.name, &added)?;
+            }
             out.push('\n');
             out.push_str(&note);
             Ok(out)
@@ -385,6 +393,16 @@ fn plan(
                 "Make the shim the login shell of the user codex runs as:\n  grep -qxF {sh} /etc/shells || echo {sh} | sudo tee -a /etc/shells\n  sudo chsh -s {sh} {user}\nIn a container image:\n  RUN usermod --shell {sh} {user}\nand put the shims first on PATH for the shells the model names (\"sh\"):\n  export PATH={}:\"$PATH\"\nUndo: sudo chsh -s /bin/bash {user}",
                 shell_quote(&shim_dir),
             );
+            let me = nix::unistd::User::from_uid(nix::unistd::getuid())
+                .ok()
+                .flatten()
+                .map(|u| u.name);
+            if me.as_deref() == Some(user) || user == "AGENT_USER" && me.is_some() {
+                let _ = writeln!(
+                    text,
+                    "\nwarning: {user} is the user running this command. If it is your own login, every shell\nstarted for you (logins, tmux, editor terminals) would start as automode's shim; automode\nhands an interactive login shell it recognises to the real bash, but a dedicated agent user\nis the right setup: `sudo useradd -m agent`, give it the project, and run codex as it."
+                );
+            }
             Plan {
                 text,
                 edit: None,
@@ -467,7 +485,7 @@ fn plan(
 /// Merge the edit into its file: read (a missing file is `{}`), refuse
 /// anything but a JSON object, keep a backup of the old bytes, write a
 /// temp file beside it and rename.
-fn apply(edit: &Edit) -> Result<String, String> {
+fn apply(edit: &Edit) -> Result<(String, Option<Value>), String> {
     let path = &edit.path;
     let old = match std::fs::read(path) {
         Ok(b) => Some(b),
@@ -491,11 +509,14 @@ fn apply(edit: &Edit) -> Result<String, String> {
         ));
     }
     let mut changes = Vec::new();
+    let mut added_set = Vec::new();
+    let mut added_append = Vec::new();
     for (keys, value) in &edit.set {
         let (last, parents) = keys.split_last().ok_or("internal: empty key path")?;
         let obj = object_at(&mut root, parents, path)?;
         let before = obj.get(*last).cloned();
         if before.as_ref() != Some(value) {
+            added_set.push(json!({"keys": keys, "value": value, "before": before}));
             changes.push(match before {
                 Some(b) => format!("{} = {value} (was {b})", keys.join(".")),
                 None => format!("{} = {value}", keys.join(".")),
@@ -517,14 +538,15 @@ fn apply(edit: &Edit) -> Result<String, String> {
             ));
         };
         if !items.contains(entry) {
+            added_append.push(json!({"keys": keys, "entry": entry}));
             items.push(entry.clone());
             changes.push(format!("{} += {entry}", keys.join(".")));
         }
     }
     if changes.is_empty() {
-        return Ok(format!(
-            "{} already has this; nothing changed.\n",
-            path.display()
+        return Ok((
+            format!("{} already has this; nothing changed.\n", path.display()),
+            None,
         ));
     }
     let dir = path
@@ -552,7 +574,182 @@ fn apply(edit: &Edit) -> Result<String, String> {
         .map_err(|e| format!("cannot replace {}: {}", path.display(), e.error))?;
     let _ = writeln!(note, "wrote {}: {}", path.display(), changes.join("; "));
     note.push_str("Restart the harness for it to take effect.\n");
-    Ok(note)
+    let added =
+        json!({"file": path.display().to_string(), "set": added_set, "append": added_append});
+    Ok((note, Some(added)))
+}
+
+/// Where `--write` records what it added, for `--undo`.
+fn record_path(ctx: &Context, harness: &str) -> Result<PathBuf, String> {
+    let home = ctx.home();
+    crate::state::state_dir(home.as_deref(), ctx.var_str("XDG_STATE_HOME"))
+        .map(|d| d.join("setup").join(format!("{harness}.json")))
+        .ok_or_else(|| "no state directory (HOME is not set)".to_string())
+}
+
+/// Add what `--write` just added to the record (earlier writes kept).
+fn remember(ctx: &Context, harness: &str, added: &Value) -> Result<(), String> {
+    let path = record_path(ctx, harness)?;
+    let mut records: Vec<Value> = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    records.push(added.clone());
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let text = serde_json::to_vec_pretty(&records).map_err(|e| e.to_string())?;
+    crate::state::write_atomic(&path, &text)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// `automode setup HARNESS --undo`: take out what `--write` added — only
+/// those keys and entries, and only while they still hold what automode
+/// wrote (a later edit stays); a key it replaced gets its old value back.
+fn undo(ctx: &Context, harness: &Harness) -> Result<String, String> {
+    let record = record_path(ctx, harness.name)?;
+    let records: Vec<Value> = match std::fs::read_to_string(&record) {
+        Ok(t) => serde_json::from_str(&t)
+            .map_err(|e| format!("{} does not parse: {e}", record.display()))?,
+        Err(_) => {
+            let by_hand = match harness.name {
+                "codex" => {
+                    " (Codex: set the agent user's login shell back, e.g. `sudo chsh -s /bin/bash USER`)"
+                }
+                "gemini" => {
+                    " (Gemini CLI: take the shims directory out of PATH where you added it)"
+                }
+                _ => "",
+            };
+            return Ok(format!(
+                "automode setup {} --write has not changed anything here; nothing to undo{by_hand}\n",
+                harness.name
+            ));
+        }
+    };
+    let mut out = String::new();
+    // Newest first, so that a key written twice gets its first value back.
+    for rec in records.iter().rev() {
+        let Some(file) = rec["file"].as_str().map(PathBuf::from) else {
+            continue;
+        };
+        let mut root: Value = match std::fs::read_to_string(&file) {
+            Ok(t) => serde_json::from_str(&t).map_err(|e| {
+                format!(
+                    "{} is not plain JSON ({e}); undo it by hand",
+                    file.display()
+                )
+            })?,
+            Err(_) => {
+                let _ = writeln!(out, "{} is gone; nothing to undo there", file.display());
+                continue;
+            }
+        };
+        let mut changes = Vec::new();
+        for s in rec["set"].as_array().into_iter().flatten() {
+            let keys: Vec<&str> = s["keys"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            let Some((last, parents)) = keys.split_last() else {
+                continue;
+            };
+            let Some(obj) = object_at_existing(&mut root, parents) else {
+                continue;
+            };
+            if obj.get(*last) != Some(&s["value"]) {
+                changes.push(format!("{} kept (changed since)", keys.join(".")));
+                continue;
+            }
+            match &s["before"] {
+                Value::Null => {
+                    obj.remove(*last);
+                    changes.push(format!("{} removed", keys.join(".")));
+                }
+                before => {
+                    obj.insert((*last).to_string(), before.clone());
+                    changes.push(format!("{} = {before} again", keys.join(".")));
+                }
+            }
+            prune_empty(&mut root, parents);
+        }
+        for a in rec["append"].as_array().into_iter().flatten() {
+            let keys: Vec<&str> = a["keys"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            let Some((last, parents)) = keys.split_last() else {
+                continue;
+            };
+            let Some(obj) = object_at_existing(&mut root, parents) else {
+                continue;
+            };
+            if let Some(Value::Array(items)) = obj.get_mut(*last) {
+                let before = items.len();
+                items.retain(|i| *i != a["entry"]);
+                if items.len() < before {
+                    changes.push(format!("{} entry removed", keys.join(".")));
+                }
+                if items.is_empty() {
+                    obj.remove(*last);
+                }
+            }
+            prune_empty(&mut root, parents);
+        }
+        let mut text = serde_json::to_string_pretty(&root).map_err(|e| e.to_string())?;
+        text.push('\n');
+        crate::state::write_atomic(&file, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        let _ = writeln!(
+            out,
+            "{}: {}",
+            file.display(),
+            if changes.is_empty() {
+                "nothing of automode's left".to_string()
+            } else {
+                changes.join("; ")
+            }
+        );
+    }
+    let _ = std::fs::remove_file(&record);
+    out.push_str("Restart the harness for it to take effect.\n");
+    Ok(out)
+}
+
+/// The object at a key path, if it is there.
+fn object_at_existing<'a>(
+    root: &'a mut Value,
+    keys: &[&str],
+) -> Option<&'a mut Map<String, Value>> {
+    let mut cur = root;
+    for k in keys {
+        cur = cur.as_object_mut()?.get_mut(*k)?;
+    }
+    cur.as_object_mut()
+}
+
+/// Remove the objects along `keys` that are left empty, deepest first.
+fn prune_empty(root: &mut Value, keys: &[&str]) {
+    for depth in (1..=keys.len()).rev() {
+        let (last, parents) = match keys[..depth].split_last() {
+            Some(x) => x,
+            None => return,
+        };
+        let Some(obj) = object_at_existing(root, parents) else {
+            return;
+        };
+        if obj
+            .get(*last)
+            .is_some_and(|v| v.as_object().is_some_and(Map::is_empty))
+        {
+            obj.remove(*last);
+        }
+    }
 }
 
 /// The object at a key path, created on the way.

@@ -53,6 +53,23 @@ pub fn prepare_process() {
     unix::ensure_standard_fds();
 }
 
+/// `secs` since the epoch as local time: `2026-12-02 03:04:05 +0100`
+/// (the number itself when the time cannot be converted).
+pub fn local_time_text(secs: u64) -> String {
+    match i64::try_from(secs).ok().and_then(unix::local_time) {
+        Some([y, mo, d, h, mi, s, off]) => {
+            let sign = if off < 0 { '-' } else { '+' };
+            let off = off.abs();
+            format!(
+                "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02} {sign}{:02}{:02}",
+                off / 3600,
+                off % 3600 / 60
+            )
+        }
+        None => secs.to_string(),
+    }
+}
+
 /// The running kernel's Landlock ABI, or the errno saying why there is
 /// none.
 pub fn landlock_abi() -> Result<u32, i32> {

@@ -857,3 +857,28 @@ static IDENTITY: [u8; 16] = *b"automode-shim-v1";
 pub fn identity() -> &'static [u8] {
     std::hint::black_box(&IDENTITY)
 }
+
+/// `secs` since the epoch in local time: year, month, day, hour, minute,
+/// second and the offset from UTC in seconds (`TZ`, else
+/// `/etc/localtime`).
+pub(crate) fn local_time(secs: i64) -> Option<[i64; 7]> {
+    let t: libc::time_t = secs;
+    // SAFETY: `tm` is a plain C struct; all-zero is a valid value of it
+    // (its one pointer, `tm_zone`, null).
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: localtime_r reads TZ and the zone files into libc's own
+    // state once and writes only the `tm` it is given.
+    let r = unsafe { libc::localtime_r(&t, &mut tm) };
+    if r.is_null() {
+        return None;
+    }
+    Some([
+        i64::from(tm.tm_year) + 1900,
+        i64::from(tm.tm_mon) + 1,
+        i64::from(tm.tm_mday),
+        i64::from(tm.tm_hour),
+        i64::from(tm.tm_min),
+        i64::from(tm.tm_sec),
+        tm.tm_gmtoff,
+    ])
+}

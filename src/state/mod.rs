@@ -99,21 +99,22 @@ pub fn count(s: &mut SessionState, now: u64, v: Counted<'_>) {
     if let Some(h) = v.harness {
         s.harness = Some(h.to_string());
     }
-    if v.rule == "classifier-failure" {
-        // A failure is not a judgement: counted by `count_classifier`,
-        // not as a denial.
-        s.last_decision = Some(format!("{} (classifier failure)", v.decision));
-        s.last_reason = Some(v.reason.to_string());
-        s.last_at = Some(now);
-        return;
-    }
+    // A failure is not a judgement: a blocked failure is counted by
+    // `count_classifier`, not as a denial; an ask is an ask whatever
+    // asked. Both are in the recent denials ("why was it blocked?").
+    let failure = v.rule == "classifier-failure";
     match v.decision {
         "allow" => s.allowed += 1,
         "ask" => s.asked += 1,
         "classify" => {}
+        _ if failure => {}
         _ => s.denied += 1,
     }
-    s.last_decision = Some(v.decision.to_string());
+    s.last_decision = Some(if failure {
+        format!("{} (classifier failure)", v.decision)
+    } else {
+        v.decision.to_string()
+    });
     s.last_reason = Some(v.reason.to_string());
     s.last_at = Some(now);
     if v.decision != "allow" {
