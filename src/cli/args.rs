@@ -154,6 +154,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, CliError> {
         Long("version") | Short('V') => Ok(Command::Version),
         Value(sub) if sub == "help" => match parser.next()? {
             None => Ok(Command::Help),
+            Some(Long("help") | Short('h')) => Ok(Command::HelpFor("help".into())),
             Some(Value(name)) => {
                 let name = name.to_string_lossy();
                 known(&name)?;
@@ -207,7 +208,14 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
             Long("json")
                 if matches!(
                     sub,
-                    "status" | "config" | "denials" | "log" | "approve" | "doctor"
+                    "status"
+                        | "config"
+                        | "denials"
+                        | "log"
+                        | "approve"
+                        | "doctor"
+                        | "defaults"
+                        | "model"
                 ) =>
             {
                 json = true
