@@ -835,6 +835,9 @@ impl Judge {
             last.outcome = format!("{}: {}", v.decision, v.reason);
         }
         v.trace = trace;
+        if v.decision != Decision::Allow {
+            v.suggest = local.suggest;
+        }
         (v, note)
     }
 }

@@ -287,12 +287,28 @@ pub fn blocked_text(v: &Verdict) -> String {
         _ => "is not allowed",
     };
     format!(
-        "blocked: this command did not run; it {verb}. Reason: {}. Rule: {} ({} tier, from {}). {what}",
+        "blocked: this command did not run; it {verb}. Reason: {}. Rule: {} ({} tier, from {}). {what}{}",
         v.reason.trim_end_matches('.'),
         v.rule,
         v.tier.as_str(),
-        v.source
+        v.source,
+        allow_next_time(v)
     )
+}
+
+/// " To allow commands like it next time, …": the rules and the file
+/// (for a review the catalogue did not deny).
+fn allow_next_time(v: &Verdict) -> String {
+    match &v.suggest {
+        Some((rules, file)) if v.decision != Decision::Allow => {
+            let quoted: Vec<String> = rules.iter().map(|r| format!("\"{r}\"")).collect();
+            format!(
+                " To let commands like it run without review next time, the user can add {} to permissions.allow in {file}.",
+                quoted.join(" and ")
+            )
+        }
+        _ => String::new(),
+    }
 }
 
 /// An ask waiting for the user under a code.
@@ -311,6 +327,7 @@ pub fn blocked_ask_text(v: &Verdict, ask: &crate::approval::Ask) -> String {
         v.source,
         ask.code,
     );
+    t.push_str(&allow_next_time(v));
     if v.rule == "no-classifier" {
         if v.reason.contains("off on purpose") {
             t.push_str(" The classifier is off on purpose (autoMode.classifierModel \"none\"), so every command that needs review waits for the user.");

@@ -35,11 +35,15 @@ pub(super) fn run(ctx: &Context, state_dir: Option<&Path>, online: bool, json: b
         println!("{}", serde_json::json!({"ok": !failed, "checks": checks}));
     } else {
         let mut out = String::new();
+        let colour = super::colour(ctx);
         for c in &checks {
-            let level = match c.level {
-                Level::Ok => "ok  ",
-                Level::Warn => "warn",
-                Level::Fail => "FAIL",
+            let level = match (c.level, colour) {
+                (Level::Ok, false) => "ok  ",
+                (Level::Warn, false) => "warn",
+                (Level::Fail, false) => "FAIL",
+                (Level::Ok, true) => "\x1b[32mok\x1b[0m  ",
+                (Level::Warn, true) => "\x1b[33mwarn\x1b[0m",
+                (Level::Fail, true) => "\x1b[1;31mFAIL\x1b[0m",
             };
             let _ = writeln!(out, "{level}  {}: {}", c.check, c.detail);
         }

@@ -138,6 +138,15 @@ pub fn run(ctx: &Context) -> Exit {
     }
 }
 
+/// Colour in what is printed: only on a terminal, never with `NO_COLOR`
+/// (any value) or `TERM=dumb`.
+fn colour(ctx: &Context) -> bool {
+    use std::io::IsTerminal as _;
+    std::io::stdout().is_terminal()
+        && ctx.var("NO_COLOR").is_none()
+        && ctx.var_str("TERM") != Some("dumb")
+}
+
 /// automode's own directories for this user.
 struct Dirs {
     config: Option<PathBuf>,

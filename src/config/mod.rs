@@ -610,7 +610,59 @@ pub fn load(input: &LoadInput<'_>) -> Result<Config, ConfigError> {
         }
         apply(&mut cfg, layer, Source::Inline, LayerKind::Full, locks);
     }
+    rule_diagnostics(&mut cfg, input.inline);
     Ok(cfg)
+}
+
+/// A rule of a shape automode does not understand is never dropped in
+/// silence: a diagnostic names its file, line and text (a deny or ask
+/// rule that does not parse still matches every command: fail closed).
+fn rule_diagnostics(cfg: &mut Config, inline: Option<&str>) {
+    let mut notes = Vec::new();
+    for (list, entries, closed) in [
+        ("deny", &cfg.deny, true),
+        ("ask", &cfg.ask, true),
+        ("allow", &cfg.allow, false),
+    ] {
+        for e in entries {
+            let problem = match crate::policy::rules::parse(&e.pattern) {
+                Err(why) => format!(
+                    "is not understood ({why}); {}",
+                    if closed {
+                        "until it is fixed it matches every command (fail closed)"
+                    } else {
+                        "it never matches"
+                    }
+                ),
+                Ok(r) => match r.kind {
+                    crate::policy::rules::RuleKind::Other(tool) => format!(
+                        "names the tool {tool:?}, which never runs through the shell: it never matches a command"
+                    ),
+                    _ => continue,
+                },
+            };
+            let text = match &e.source {
+                Source::Inline => inline.map(str::to_string),
+                Source::Managed(p)
+                | Source::Global(p)
+                | Source::ProjectShared(p)
+                | Source::ProjectLocal(p) => std::fs::read_to_string(p).ok(),
+                Source::BuiltIn => None,
+            };
+            let line = text
+                .as_deref()
+                .and_then(|t| {
+                    let quoted = serde_json::to_string(&e.pattern).ok()?;
+                    t.find(&quoted).map(|at| t[..at].matches('\n').count() + 1)
+                })
+                .map_or_else(String::new, |l| format!(":{l}"));
+            notes.push(format!(
+                "{}{line}: permissions.{list} rule {:?} {problem}",
+                e.source, e.pattern
+            ));
+        }
+    }
+    cfg.diagnostics.extend(notes);
 }
 
 /// The project root: the nearest ancestor of `cwd` with `.automode/`,

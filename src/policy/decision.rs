@@ -117,6 +117,9 @@ pub struct Verdict {
     /// Each deletion or overwrite target looked at, with what makes it
     /// recoverable (none: it is not).
     pub recovery: Vec<(std::path::PathBuf, Option<super::recover::Held>)>,
+    /// For a review: the allow rules that would let commands like it run
+    /// next time, and the file to put them in.
+    pub suggest: Option<(Vec<String>, String)>,
 }
 
 impl Verdict {
@@ -136,6 +139,7 @@ impl Verdict {
             trace: Vec::new(),
             exec_env: Vec::new(),
             recovery: Vec::new(),
+            suggest: None,
         }
     }
 }

@@ -612,13 +612,63 @@ fn classifier(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
         .or_else(|| protected.map(|p| format!("writes a protected path: {p}")))
         .or_else(|| facts.first_reason().cloned())
         .unwrap_or_else(|| "no allow tier settles it".into());
-    Ok(Verdict::new(
+    let suggest = widening(ctx)
+        .is_none()
+        .then(|| suggest_allow(ctx))
+        .flatten()
+        .filter(|_| scratch.protected.is_none());
+    let mut v = Verdict::new(
         Decision::Classify,
         Tier::Classifier,
         "classifier",
         "built-in",
         why,
-    ))
+    );
+    v.suggest = suggest;
+    Ok(v)
+}
+
+/// The allow rules that would let commands like these run without review
+/// next time (one per command: `bash(PROGRAM SUBCOMMAND *)`), and the
+/// user's configuration file; none when a program name is not literal.
+fn suggest_allow(ctx: &Ctx<'_>) -> Option<(Vec<String>, String)> {
+    let mut rules = Vec::new();
+    for c in &ctx.analysis.commands {
+        let words: Vec<&str> = c.argv.iter().map_while(|a| a.lit()).collect();
+        let name = *words.first()?;
+        if name.is_empty() || c.argv.first().and_then(|a| a.lit()).is_none() {
+            return None;
+        }
+        let mut head = vec![name];
+        if let Some(sub) = words.get(1).filter(|w| {
+            !w.starts_with('-')
+                && w.chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || "-_.:".contains(ch))
+        }) {
+            head.push(sub);
+        }
+        let rule = if c.argv.len() > head.len() {
+            format!("bash({} *)", head.join(" "))
+        } else {
+            format!("bash({})", head.join(" "))
+        };
+        if !rules.contains(&rule) {
+            rules.push(rule);
+        }
+    }
+    if rules.is_empty() || rules.len() > 3 {
+        return None;
+    }
+    let file = ctx
+        .places
+        .automode_config
+        .as_ref()
+        .map(|d| d.join("config.json"))?;
+    let shown = match ctx.places.in_home(&file) {
+        Some(rel) => format!("~/{}", rel.display()),
+        None => file.display().to_string(),
+    };
+    Some((rules, shown))
 }
 
 // ------------------------------------------------------------ facts

@@ -1,5 +1,7 @@
 //! Permission rules (seed 001): `bash(pattern)`, `read(path)`,
-//! `write(path)`, or a bare tool name. Case-insensitive; `*` matches any
+//! `write(path)`, or a bare tool name; Claude Code's spelling too
+//! (`Bash(npm test:*)`: the command `npm test` with any arguments,
+//! `Bash(git status)`: exactly that). Case-insensitive; `*` matches any
 //! run of characters including `/` and newlines. Matching is linear time
 //! (a greedy matcher with one backtrack point per star: no blow-up), with
 //! bounded pattern (4,096) and argument (1,048,576) lengths in UTF-16
@@ -27,6 +29,9 @@ pub struct Rule {
     pub kind: RuleKind,
     /// Lower-cased pattern (None: the bare tool, any argument).
     pub pattern: Option<Vec<char>>,
+    /// Claude Code's `PREFIX:*`: the pattern alone, or followed by a space
+    /// and anything.
+    pub prefix: bool,
     pub text: String,
 }
 
@@ -48,16 +53,32 @@ pub fn parse(text: &str) -> Result<Rule, String> {
             "rule pattern longer than {MAX_PATTERN_UNITS} UTF-16 units"
         ));
     }
+    if !tool
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        || !tool.starts_with(|c: char| c.is_ascii_alphabetic())
+    {
+        return Err(format!(
+            "{t:?} is not a rule: write bash(PATTERN) for shell commands, e.g. bash({})",
+            t.to_lowercase()
+        ));
+    }
     let kind = match tool.to_ascii_lowercase().as_str() {
         "bash" | "shell" | "sh" => RuleKind::Bash,
         "read" => RuleKind::Read,
         "write" | "edit" => RuleKind::Write,
-        other if !other.is_empty() => RuleKind::Other(other.to_string()),
-        _ => return Err(format!("rule {t:?} names no tool")),
+        other => RuleKind::Other(other.to_string()),
+    };
+    let (pattern, prefix) = match pattern.map(str::trim) {
+        Some(p) if kind == RuleKind::Bash && p.ends_with(":*") => {
+            (Some(p[..p.len() - 2].trim_end()), true)
+        }
+        other => (other, false),
     };
     Ok(Rule {
         kind,
         pattern: pattern.map(|p| p.to_lowercase().chars().collect()),
+        prefix,
         text: t.to_string(),
     })
 }
@@ -72,7 +93,14 @@ pub fn matches(rule: &Rule, text: &str, overlong: bool) -> bool {
         return overlong;
     }
     let lowered: Vec<char> = text.to_lowercase().chars().collect();
-    glob_match(pattern, &lowered)
+    if glob_match(pattern, &lowered) {
+        return true;
+    }
+    rule.prefix && {
+        let mut with_args = pattern.clone();
+        with_args.extend([' ', '*']);
+        glob_match(&with_args, &lowered)
+    }
 }
 
 /// `*`-only glob match in O(|p| + |s|): the literal segments between
@@ -158,7 +186,24 @@ mod tests {
     }
 
     #[test]
+    fn claude_codes_spelling_means_what_it_means_there() {
+        // `:*` is a prefix: the words, alone or with arguments.
+        assert!(m("Bash(npm test:*)", "npm test"));
+        assert!(m("Bash(npm test:*)", "npm test -- --watch"));
+        assert!(!m("Bash(npm test:*)", "npm testing"));
+        assert!(!m("Bash(npm test:*)", "npm run test"));
+        assert!(m("Bash(npx cowsay:*)", "npx cowsay hello"));
+        // Without a star: exactly that command.
+        assert!(m("Bash(git status)", "git status"));
+        assert!(!m("Bash(git status)", "git status --short"));
+        assert!(m("bash(npx cowsay *)", "npx cowsay hi"));
+    }
+
+    #[test]
     fn rejects_bad_rules() {
+        assert!(parse("npx cowsay*").is_err_and(|e| e.contains("bash(npx cowsay*)")));
+        assert!(parse("git status").is_err());
+        assert!(parse("WebFetch").is_ok());
         assert!(parse("").is_err());
         assert!(parse("bash(x").is_err());
         assert!(parse(&format!("bash({})", "a".repeat(MAX_PATTERN_UNITS + 1))).is_err());
