@@ -24,6 +24,8 @@ need strace || apt_install strace
 need cc || apt_install gcc
 need make || apt_install make
 need unshare || apt_install util-linux
+# The terminal tests drive the shim in a real tmux.
+need tmux || apt_install tmux
 
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings

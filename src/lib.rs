@@ -18,6 +18,7 @@ pub mod judge;
 pub mod launch;
 pub mod limits;
 pub mod nested;
+pub mod person;
 pub mod policy;
 pub mod realshell;
 pub mod record;

@@ -55,6 +55,13 @@ pub fn interactive_refused() {
     );
 }
 
+/// An interactive shell started for a person: the real shell runs.
+pub fn person_shell(parent: &str, why: &str) {
+    say(&format!(
+        "interactive shell for a person (its parent is {parent}: {why}): running the real bash; automode judges only the commands an agent runs through it"
+    ));
+}
+
 pub fn list_options_unsupported() {
     say("listing shell options with -o or -O and no name is not supported through automode");
 }

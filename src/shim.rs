@@ -184,9 +184,15 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     exit
 }
 
-/// A script on a terminal's stdin: an interactive shell, for a human at
-/// the terminal only if the user's configuration says so.
+/// A script on a terminal's stdin: an interactive shell. Started for a
+/// person (a login program, sshd, a terminal or multiplexer is the
+/// parent: `person.rs`), it is the real shell, with a notice; otherwise
+/// only if the user's configuration says so.
 fn interactive(ctx: &Context, kind: ShellKind) -> Exit {
+    if let Some((parent, why)) = crate::person::person_parent() {
+        report::person_shell(&parent, why);
+        return pass_through(ctx, kind);
+    }
     let allowed = ctx.cwd().is_some_and(|cwd| {
         Judge::load(ctx, cwd, Switches::SessionAndGlobal)
             .is_ok_and(|j| j.config.allow_terminal_input.value)

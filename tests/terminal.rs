@@ -82,3 +82,146 @@ fn an_ask_can_be_answered_on_the_controlling_terminal() {
         assert!(r["elapsed"].as_f64().unwrap() < 5.0, "{r}");
     }
 }
+
+/// A tmux server of its own (socket and configuration in the test's temp
+/// dir, the test's environment, the shim as its default shell).
+struct Tmux {
+    socket: std::path::PathBuf,
+    conf: std::path::PathBuf,
+    env: Vec<(String, String)>,
+}
+
+impl Tmux {
+    /// `shim_shell`: the shim is tmux's default shell (else tmux runs
+    /// commands with /bin/sh).
+    fn new(env: &Env, name: &str, shim_shell: bool) -> Option<Tmux> {
+        let ok = Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !ok {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "tmux is missing (scripts/test.sh installs it)"
+            );
+            eprintln!("tmux is not installed: skipping");
+            return None;
+        }
+        let conf = env.root().join(format!("{name}.conf"));
+        let text = if shim_shell {
+            format!(
+                "set -g default-shell {}\n",
+                env.shims.join("bash").display()
+            )
+        } else {
+            "set -g default-shell /bin/sh\n".to_string()
+        };
+        std::fs::write(&conf, text).unwrap();
+        Some(Tmux {
+            socket: env.root().join(format!("{name}.sock")),
+            conf,
+            env: vec![
+                ("HOME".into(), env.home.display().to_string()),
+                ("PATH".into(), env.path.clone()),
+                (
+                    "XDG_STATE_HOME".into(),
+                    env.root().join("state").display().to_string(),
+                ),
+                (
+                    "XDG_CONFIG_HOME".into(),
+                    env.root().join("config").display().to_string(),
+                ),
+                ("TERM".into(), "xterm".into()),
+            ],
+        })
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("-f")
+            .arg(&self.conf)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The pane's text once it contains `want` (or after 10 s).
+    fn wait_for(&self, want: &str) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let text = self.run(&["capture-pane", "-p", "-J", "-t", "t"]);
+            if text.contains(want) || std::time::Instant::now() > deadline {
+                return text;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .output();
+    }
+}
+
+#[test]
+fn a_login_shell_for_a_person_is_the_real_bash_and_a_harness_shell_is_refused() {
+    let env = Env::new();
+    let Some(tmux) = Tmux::new(&env, "person", true) else {
+        return;
+    };
+    let shim = env.shims.join("bash");
+    // A tmux pane: the person's multiplexer starts its default shell, the
+    // shim, as a login shell (`-bash`).
+    tmux.run(&["new-session", "-d", "-s", "t", "-x", "200", "-y", "50"]);
+    let text = tmux.wait_for("running the real bash");
+    assert!(
+        text.contains("interactive shell for a person (its parent is tmux"),
+        "{text}"
+    );
+    tmux.run(&[
+        "send-keys",
+        "-t",
+        "t",
+        "echo REAL-$((6*7))-$BASH_VERSION",
+        "Enter",
+    ]);
+    let text = tmux.wait_for("REAL-42-5");
+    assert!(text.contains("REAL-42-5"), "{text}");
+    drop(tmux);
+    // A harness-like parent (a program that forks the shell on the
+    // terminal): refused, as before.
+    let Some(tmux) = Tmux::new(&env, "harness", false) else {
+        return;
+    };
+    let cmd = format!(
+        "/bin/sh -c '{} -l; echo shim-exit=$?; sleep 30'",
+        shim.display()
+    );
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "200",
+        "-y",
+        "50",
+        &cmd,
+    ]);
+    let text = tmux.wait_for("shim-exit=");
+    assert!(
+        text.contains("refusing to start an interactive shell"),
+        "{text}"
+    );
+    assert!(text.contains("shim-exit=2"), "{text}");
+}
