@@ -65,5 +65,5 @@ fn usage_errors_exit_2() {
     assert_eq!(run(env.automode().args(["frobnicate"])).code(), Some(2));
     let r = run(env.automode().arg("--help"));
     assert_eq!(r.code(), Some(0));
-    assert!(r.stdout().contains("automode exec"));
+    assert!(r.stdout().contains("  exec [--] PROGRAM"), "{}", r.stdout());
 }

@@ -4,6 +4,7 @@
 
 mod approval;
 mod classifier;
+mod cli;
 mod exec_cli;
 mod expectations;
 mod harness;
