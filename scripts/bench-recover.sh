@@ -1,5 +1,5 @@
 #!/bin/sh
-# What deletions by recoverability cost (README "Deletions by
+# What deletions by recoverability cost (docs/policy.md "Deletions by
 # recoverability"): in a 10,000-file git project, an ordinary command
 # through the shim against the same in an empty project (nothing is
 # scanned per command), and the decision on deleting a 10,000-file tree

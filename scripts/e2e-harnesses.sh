@@ -19,7 +19,7 @@
 #   --skip-uninstallable  a harness that cannot be installed (no registry access) is SKIPped,
 #                       not FAILed (CI: .ci/run)
 #   --setup-bin PATH    the automode binary whose `automode setup HARNESS --write --shim {SHIM}`
-#                       points Claude Code and pi at the shell (README, "Harness setup");
+#                       points Claude Code and pi at the shell (docs/harnesses.md, "Harness setup");
 #                       default target/release/automode, else target/debug/automode
 # Environment: AUTOMODE_E2E_CACHE (npm installs, default ~/.cache/automode-e2e),
 #   AUTOMODE_E2E_CONFIG (a config.json copied to each temp $XDG_CONFIG_HOME/automode/),

@@ -2,7 +2,7 @@
 //!
 //! Input: how a run ended (`Exit`). Output: the process exit code, or a
 //! re-raised signal so the caller sees the same death the child died.
-//! README's exit-code table is this file; keep them in step.
+//! docs/supervision.md's exit-code table is this file; keep them in step.
 
 /// Bash's own code for a bad invocation (`EX_BADUSAGE`), used for our usage
 /// errors too (bad option, bad timeout, interactive use refused).

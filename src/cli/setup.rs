@@ -15,7 +15,7 @@ use crate::context::Context;
 struct Harness {
     name: &'static str,
     aliases: &'static [&'static str],
-    /// Why the setting below is the one that works (README, "Harness setup").
+    /// Why the setting below is the one that works (docs/harnesses.md, "Harness setup").
     how: &'static str,
 }
 

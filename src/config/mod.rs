@@ -959,7 +959,7 @@ fn parse_layer_keys(name: &str, text: &str) -> Result<Layer, ConfigError> {
         if let Some(key) = ce.message.strip_prefix("unknown field `") {
             let key = key.split('`').next().unwrap_or("");
             ce.message = format!(
-                "unknown key `{key}` (see `automode config` and README for the keys automode reads)"
+                "unknown key `{key}` (see `automode config` and docs/configuration.md for the keys automode reads)"
             );
         }
         ce

@@ -6,7 +6,7 @@
 //! at most `MAX_ENTRIES` entries and `MAX_FILE_BYTES` per file are kept;
 //! a larger change is reported as not restorable.
 //!
-//! The weak point, said in README: a process that outlives the command
+//! The weak point, said in docs/sandbox.md: a process that outlives the command
 //! can write after the check.
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
