@@ -46,4 +46,4 @@ if [ "$purge" = yes ]; then
         fi
     done
 fi
-say "done; remove the shims directory from PATH, SHELL or /etc/passwd where you set it by hand (the harness files that automode setup --write changed are restored; their .before-automode backups are kept)"
+say "done; remove the shims directory from PATH, SHELL or /etc/passwd where you set it by hand (the harness files that automode setup --write changed are restored; any .before-automode backups it made are kept)"

@@ -878,11 +878,15 @@ fn no_classifier(
             format!("the user approved it, and {why}, so the approval stands alone"),
         );
     }
+    let source = match chosen {
+        Choice::Off { source } => format!("autoMode.classifierModel \"none\" in {source}"),
+        _ => "built-in".to_string(),
+    };
     Verdict::new(
         Decision::Ask,
         policy::Tier::Classifier,
         "no-classifier",
-        chosen.source(),
+        source,
         if approved {
             format!(
                 "the user approved its permissions.ask rule, and an approved ask still needs review, but {why}; the user can review it too"

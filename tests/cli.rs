@@ -269,6 +269,14 @@ fn setup_undo_takes_out_only_what_write_added() {
         r.stdout()
     );
     assert!(std::fs::read_to_string(&pi).unwrap().contains("/bin/zsh"));
+    // A file --write made is removed again when nothing else is in it.
+    let oc = env.root().join("config/opencode/opencode.json");
+    run(env
+        .automode()
+        .args(["setup", "opencode", "--write", "--shim", &shim]));
+    assert!(oc.exists());
+    let r = run(env.automode().args(["setup", "opencode", "--undo"]));
+    assert!(!oc.exists(), "{}", r.stdout());
     // The user's only.
     let r = run(&mut Env::supervision_only().script(&format!(
         "{} setup pi --undo",

@@ -236,6 +236,33 @@ impl Book {
         })
     }
 
+    /// An approval of this very script in this directory that does not
+    /// match (another session, a directory made again, another
+    /// configuration): what differs, so the agent is not left thinking
+    /// the approval was lost.
+    pub fn near_miss(&self, b: &Binding, now: u64) -> Option<String> {
+        let a = self.live(now).into_iter().find(|a| {
+            a.state == State::Approved
+                && a.script == b.script
+                && a.cwd == b.cwd.display().to_string()
+                && !b.matches(a)
+        })?;
+        let why = if a.session != b.session {
+            format!(
+                "it was given in session {}, this is session {}",
+                a.session, b.session
+            )
+        } else if a.policy != b.policy {
+            "the configuration changed since".to_string()
+        } else {
+            "the directory was made again since".to_string()
+        };
+        Some(format!(
+            "the approval {} of this command does not apply here: {why} (an approval is bound to the session, the directory and the configuration it was given for)",
+            a.code
+        ))
+    }
+
     /// Approve or refuse the pending ask `code`; an approval then has a
     /// fresh time to live for the retry.
     pub fn decide(&self, code: &str, allow: bool, by: &str, now: u64) -> Result<Ask, String> {
@@ -316,6 +343,9 @@ pub fn ask_user(ctx: &Context, judge: &Judge, decided: &Decided) -> Option<Asked
             return None;
         }
     };
+    if let Some(note) = book.near_miss(binding, now) {
+        crate::report::say(&format!("note: {note}"));
+    }
     let timeout = Duration::from_secs(judge.config.ask_timeout_seconds.value);
     let answer = match &judge.config.ask_command {
         Some(cmd) => Some((

@@ -34,9 +34,10 @@ pub(super) fn run(
         )
     } else {
         format!(
-            "approved {}: the agent's next try of exactly this command in {} runs it once (within {}).\n  {}\nTell the agent to retry it.\n",
+            "approved {}: the agent's next try of exactly this command in {}, in the same session ({}), runs it once (within {}).\n  {}\nTell the agent to retry it.\n",
             ask.code,
             ask.cwd,
+            ask.session,
             age(ask.ttl),
             first_line(&ask.script)
         )

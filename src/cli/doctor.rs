@@ -111,11 +111,14 @@ fn checks(ctx: &Context, state_dir: Option<&Path>, online: bool) -> Vec<Check> {
     let states = super::setup::harness_states(ctx);
     let any = states.iter().any(|(_, ok, _)| *ok);
     for (name, ok, detail) in &states {
-        let level = if *ok { Level::Ok } else { Level::Warn };
+        // Harnesses not set up are fine once one is: most people use one.
+        let level = if *ok || any { Level::Ok } else { Level::Warn };
         let detail = if *ok {
             format!("runs the shim ({detail})")
         } else {
-            format!("does not run the shim: {detail} (`automode setup {name}` shows how)")
+            format!(
+                "not set up: {detail} (fine if you do not use it; `automode setup {name}` shows how)"
+            )
         };
         add(harness_check(name), level, detail);
     }

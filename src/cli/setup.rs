@@ -574,8 +574,7 @@ fn apply(edit: &Edit) -> Result<(String, Option<Value>), String> {
         .map_err(|e| format!("cannot replace {}: {}", path.display(), e.error))?;
     let _ = writeln!(note, "wrote {}: {}", path.display(), changes.join("; "));
     note.push_str("Restart the harness for it to take effect.\n");
-    let added =
-        json!({"file": path.display().to_string(), "set": added_set, "append": added_append});
+    let added = json!({"file": path.display().to_string(), "created": old.is_none(), "set": added_set, "append": added_append});
     Ok((note, Some(added)))
 }
 
@@ -701,10 +700,17 @@ fn undo(ctx: &Context, harness: &Harness) -> Result<String, String> {
             }
             prune_empty(&mut root, parents);
         }
-        let mut text = serde_json::to_string_pretty(&root).map_err(|e| e.to_string())?;
-        text.push('\n');
-        crate::state::write_atomic(&file, text.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        if rec["created"] == true && root.as_object().is_some_and(Map::is_empty) {
+            // automode made the file and nothing else is in it.
+            std::fs::remove_file(&file)
+                .map_err(|e| format!("cannot remove {}: {e}", file.display()))?;
+            changes.push("the file automode had made removed".into());
+        } else {
+            let mut text = serde_json::to_string_pretty(&root).map_err(|e| e.to_string())?;
+            text.push('\n');
+            crate::state::write_atomic(&file, text.as_bytes())
+                .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        }
         let _ = writeln!(
             out,
             "{}: {}",

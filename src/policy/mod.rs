@@ -647,10 +647,12 @@ fn suggest_allow(ctx: &Ctx<'_>) -> Option<(Vec<String>, String)> {
         }) {
             head.push(sub);
         }
+        // With arguments: those words and any arguments; alone: Claude
+        // Code's prefix form, which covers both.
         let rule = if c.argv.len() > head.len() {
             format!("bash({} *)", head.join(" "))
         } else {
-            format!("bash({})", head.join(" "))
+            format!("bash({}:*)", head.join(" "))
         };
         if !rules.contains(&rule) {
             rules.push(rule);
