@@ -471,6 +471,21 @@ fn doctor_says_what_works_and_fails_on_a_broken_install() {
     // The others are fine once one harness runs the shim.
     assert_eq!(level("harness claude-code").as_deref(), Some("ok"));
     assert!(d.to_string().contains("not set up"), "{d}");
+    // --online: one tiny request to the (loopback) provider, timed.
+    let mock = MockLlm::start(vec![oa_text("0", "stop")]);
+    let online = Env::new()
+        .with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            &crate::classifier::settings(&mock, "openai", json!({})),
+        )
+        .with_env("MOCK_KEY", "k");
+    let r = run(online.automode().args(["doctor", "--online"]));
+    assert!(
+        r.stdout().contains("classifier online: answered in"),
+        "{}",
+        r.stdout()
+    );
+    assert_eq!(mock.requests().len(), 1);
     // Broken: a configuration that does not parse, a classifier without
     // its key.
     let env = Env::new().with_env(
