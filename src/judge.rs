@@ -835,7 +835,8 @@ impl Judge {
             last.outcome = format!("{}: {}", v.decision, v.reason);
         }
         v.trace = trace;
-        if v.decision != Decision::Allow {
+        // Never after the classifier's own block: that was a judgement.
+        if v.decision == Decision::Ask || v.rule == "classifier-failure" {
             v.suggest = local.suggest;
         }
         (v, note)

@@ -75,11 +75,18 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     let original = String::from_utf8_lossy(&script_text).into_owned();
     let request = judge_request(&inv, kind, &original, &cwd, ctx);
     let mut decided = judge.judge(ctx, &request);
-    if decided.verdict.decision == Decision::Ask {
+    // Twice at most: an approved ask rule may then need a review.
+    for _ in 0..2 {
+        if decided.verdict.decision != Decision::Ask {
+            break;
+        }
         match approval::ask_user(ctx, &judge, &decided) {
             Some(approval::Asked::Answered) => decided = judge.judge(ctx, &request),
-            Some(approval::Asked::Waiting(ask)) => decided.pending = Some(*ask),
-            None => {}
+            Some(approval::Asked::Waiting(ask)) => {
+                decided.pending = Some(*ask);
+                break;
+            }
+            None => break,
         }
     }
     // One analysis per process, which exits after the command: freeing a
@@ -232,11 +239,39 @@ fn script_and_limits(
             source: LimitSource::Script,
         });
     }
-    let limits = requests.resolve().map_err(|e| {
+    let mut limits = requests.resolve().map_err(|e| {
         report::limit_error(&e);
         Exit::Usage
     })?;
+    locked_caps(config, &mut limits);
     Ok((text, limits))
+}
+
+/// A limit the managed policy locks is a ceiling: the harness and the
+/// script may only ask for less.
+fn locked_caps(config: &Config, limits: &mut Limits) {
+    let locked = |key: &str| {
+        config
+            .locked
+            .iter()
+            .any(|l| l.value == key || key.starts_with(&format!("{}.", l.value)))
+    };
+    if locked("timeoutSeconds")
+        && let Some(t) = &config.timeout_seconds
+    {
+        let cap = std::time::Duration::from_secs_f64(t.value);
+        if limits.timeout > cap {
+            limits.timeout = cap;
+            limits.timeout_source = LimitSource::Config;
+        }
+    }
+    if locked("outputLimitBytes")
+        && let Some(b) = &config.output_limit_bytes
+        && limits.output_limit > b.value
+    {
+        limits.output_limit = b.value;
+        limits.output_limit_source = LimitSource::Config;
+    }
 }
 
 /// What the judge needs to know about this invocation.

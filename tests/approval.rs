@@ -439,6 +439,15 @@ fn the_managed_policy_wins_locks_and_refuses_off() {
         "{}",
         r.stdout()
     );
+    // A locked limit is a ceiling the agent's script cannot raise.
+    let (capped, _) = managed(
+        Env::new(),
+        r#"{"locked": ["timeoutSeconds"], "timeoutSeconds": 1}"#,
+    );
+    let r = run(&mut capped.script("AUTOMODE_TIMEOUT=30 sleep 41.09"));
+    assert_eq!(r.code(), Some(124), "{}", r.stderr());
+    assert!(r.secs() < 5.0, "{}", r.secs());
+    crate::support::kill_all("sleep 41.09");
     // Writable by others: refused, and every command blocked until fixed.
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
     let r = run(&mut env.script("true"));

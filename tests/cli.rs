@@ -221,6 +221,15 @@ fn a_review_names_the_rule_that_allows_it_next_time() {
     );
     let r = run(env.automode().args(["check", "vercel deploy --prod"]));
     assert!(r.stdout().starts_with("decision: allow"), "{}", r.stdout());
+    // Never a blanket rule for an interpreter or a shell.
+    let r = run(&mut Env::new().script("python3 -c 'import os; os.system(\"vercel x\")'"));
+    assert!(!r.stderr().contains("bash(python3 *)"), "{}", r.stderr());
+    let r = run(&mut Env::new().script("sudo vercel deploy"));
+    assert!(
+        !r.stderr().contains("permissions.allow in"),
+        "{}",
+        r.stderr()
+    );
     // Not for what the catalogue denies.
     let r = run(&mut env.script("rm -rf ~"));
     assert!(

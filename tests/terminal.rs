@@ -225,3 +225,42 @@ fn a_login_shell_for_a_person_is_the_real_bash_and_a_harness_shell_is_refused() 
     );
     assert!(text.contains("shim-exit=2"), "{text}");
 }
+
+#[test]
+fn approve_on_a_terminal_shows_the_command_and_asks_first() {
+    let settings = r#"{"permissions": {"ask": ["bash(touch asked*)"]}, "autoMode": {"classifierModel": "none"}}"#;
+    let env = Env::new()
+        .with_env("AUTOMODE_SETTINGS_JSON", settings)
+        .with_env("AUTOMODE_SESSION", "tty-approve");
+    let r = crate::support::run(&mut env.script("touch asked.txt"));
+    let msg = r.stderr();
+    let at = msg.find("automode approve ").unwrap() + "automode approve ".len();
+    let code = msg[at..at + 7].to_string();
+    let approve = |answer: &str| {
+        let out = Command::new("python3")
+            .arg(helper("pty_run.py"))
+            .args(["--send-after", "0.5", answer, "--"])
+            .arg(crate::support::automode_bin())
+            .args(["approve", &code])
+            .env_clear()
+            .env("PATH", &env.path)
+            .env("HOME", &env.home)
+            .env("XDG_STATE_HOME", env.root().join("state"))
+            .env("XDG_CONFIG_HOME", env.root().join("config"))
+            .current_dir(&env.work)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["output"].as_str().unwrap_or("").to_string()
+    };
+    let out = approve("n\n");
+    assert!(
+        out.contains("touch asked.txt") && out.contains("Allow it once?"),
+        "{out}"
+    );
+    assert!(out.contains("not approved"), "{out}");
+    let out = approve("y\n");
+    assert!(out.contains(&format!("approved {code}")), "{out}");
+    let r = crate::support::run(&mut env.script("touch asked.txt"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+}

@@ -49,17 +49,23 @@ pub fn ask_command(argv: &[String], ask: &Ask, timeout: Duration) -> Answer {
         Ok(c) => c,
         Err(e) => return Answer::Deny(format!("the ask command {program} could not start: {e}")),
     };
+    // Written and read on threads of their own: a program that does not
+    // read its input, or whose child keeps its output open, cannot hold
+    // the shim past the deadline.
     if let Some(mut stdin) = child.stdin.take() {
-        // A program that does not read its input still answers.
-        let _ = stdin.write_all(format!("{}\n", ask_json(ask)).as_bytes());
+        let input = format!("{}\n", ask_json(ask));
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(input.as_bytes());
+        });
     }
     let mut stdout = child.stdout.take();
-    let reader = std::thread::spawn(move || {
+    let (sent, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         let mut out = Vec::new();
         if let Some(s) = stdout.as_mut() {
             let _ = s.take(4096).read_to_end(&mut out);
         }
-        out
+        let _ = sent.send(out);
     });
     let deadline = Instant::now() + timeout;
     let status = loop {
@@ -82,7 +88,10 @@ pub fn ask_command(argv: &[String], ask: &Ask, timeout: Duration) -> Answer {
             timeout.as_secs()
         ));
     };
-    let out = reader.join().unwrap_or_default();
+    let left = deadline.saturating_duration_since(Instant::now());
+    let out = answer
+        .recv_timeout(left.max(Duration::from_millis(100)))
+        .unwrap_or_default();
     if !status.success() {
         return Answer::Deny(format!("the ask command {program} failed ({status})"));
     }
@@ -111,11 +120,14 @@ pub fn ask_terminal(ask: &Ask, timeout: Duration) -> Option<Answer> {
         .open("/dev/tty")
         .ok()?;
     let prompt = format!(
-        "\nautomode: the agent asks to run this command ({}):\n  {}\n  in {}\nAllow it once? [y/N] ",
-        ask.why,
-        ask.script.replace('\n', "\n  "),
+        "\nautomode: the agent asks to run this command ({}):\n{}\n  in {}\nAllow it once? [y/N] ",
+        super::shown(&ask.why),
+        super::shown(&ask.script),
         ask.cwd
     );
+    // What was typed before the question (for the harness, ahead) is
+    // not an answer to it.
+    let _ = nix::sys::termios::tcflush(&tty, nix::sys::termios::FlushArg::TCIFLUSH);
     tty.write_all(prompt.as_bytes()).ok()?;
     let deadline = Instant::now() + timeout;
     let mut line = Vec::new();

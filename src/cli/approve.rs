@@ -4,7 +4,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::approval::{Book, State};
+use std::io::IsTerminal as _;
+
+use crate::approval::{self, Book, State};
 use crate::context::Context;
 
 pub(super) fn run(
@@ -23,6 +25,27 @@ pub(super) fn run(
     let Some(code) = code else {
         return Ok(list(&book, now, json));
     };
+    // On a terminal, the user sees exactly what they approve first (an
+    // agent could name the code of another ask).
+    if !deny && !json && std::io::stdin().is_terminal() {
+        let Some(a) = approval::by_code(&book, code, now) else {
+            return Err(format!(
+                "no pending ask has the code {code}: it was never given, has expired, or was used already (`automode approve` lists the pending ones)"
+            ));
+        };
+        eprint!(
+            "{}\n  in {}, session {}\n  why: {}\nAllow it once? [y/N] ",
+            approval::shown(&a.script),
+            a.cwd,
+            a.session,
+            approval::shown(&a.why).trim_start()
+        );
+        let mut line = String::new();
+        let _ = std::io::stdin().read_line(&mut line);
+        if !matches!(line.trim(), "y" | "Y" | "yes") {
+            return Ok(format!("not approved: {} still waits\n", a.code));
+        }
+    }
     let ask = book.decide(code, !deny, "automode approve", now)?;
     if json {
         return Ok(format!("{}\n", serde_json::json!(ask)));
@@ -34,12 +57,12 @@ pub(super) fn run(
         )
     } else {
         format!(
-            "approved {}: the agent's next try of exactly this command in {}, in the same session ({}), runs it once (within {}).\n  {}\nTell the agent to retry it.\n",
+            "approved {}: the agent's next try of exactly this command in {}, in the same session ({}), runs it once (within {}).\n{}\nTell the agent to retry it.\n",
             ask.code,
             ask.cwd,
             ask.session,
             age(ask.ttl),
-            first_line(&ask.script)
+            approval::shown(&ask.script)
         )
     })
 }
@@ -61,13 +84,13 @@ fn list(book: &Book, now: u64, json: bool) -> String {
         };
         let _ = writeln!(
             out,
-            "{}  {state}, asked {} ago, session {}\n  in {}\n  command: {}\n  why: {}",
+            "{}  {state}, asked {} ago, session {}\n  in {}\n  why: {}\n  command:\n{}",
             a.code,
             age(now.saturating_sub(a.created_at)),
             a.session,
             a.cwd,
-            first_line(&a.script),
-            a.why
+            approval::shown(&a.why).trim_start(),
+            approval::shown(&a.script)
         );
     }
     let _ = writeln!(
@@ -75,16 +98,6 @@ fn list(book: &Book, now: u64, json: bool) -> String {
         "\n`automode approve CODE` lets one run once; `automode approve --deny CODE` refuses it."
     );
     out
-}
-
-/// The script's first line, with a note when there are more.
-fn first_line(script: &str) -> String {
-    let mut lines = script.lines();
-    let first: String = lines.next().unwrap_or("").chars().take(200).collect();
-    match lines.count() {
-        0 => first,
-        n => format!("{first}  (+{n} more lines)"),
-    }
 }
 
 fn age(secs: u64) -> String {

@@ -542,7 +542,20 @@ pub fn load(input: &LoadInput<'_>) -> Result<Config, ConfigError> {
     if let Some(m) = input.managed
         && let Some(layer) = read_managed(m, &mut cfg)?
     {
-        let keys = layer.locked.clone().unwrap_or_default();
+        let mut keys = layer.locked.clone().unwrap_or_default();
+        // `allowOff: false` keeps auto mode on: no later layer may turn it
+        // off through `autoMode.enabled` either.
+        if layer
+            .auto_mode
+            .as_ref()
+            .and_then(|a| a.allow_off)
+            .is_some_and(|on| !on)
+            && !keys
+                .iter()
+                .any(|k| k == "autoMode.enabled" || k == "autoMode")
+        {
+            keys.push("autoMode.enabled".into());
+        }
         let source = Source::Managed(m.to_path_buf());
         cfg.locked = keys
             .iter()

@@ -280,7 +280,11 @@ fn the_managed_policy_wins_and_its_locks_hold() {
         "{notes}"
     );
     assert!(notes.contains("autoMode.allowOff"), "{notes}");
-    assert_eq!(cfg.locked.len(), 5);
+    // allowOff: false locks autoMode.enabled too.
+    assert_eq!(cfg.locked.len(), 6);
+    let m = managed_file(&f, r#"{"autoMode": {"allowOff": false}}"#);
+    let cfg = load_managed(&f, &m, Some(r#"{"autoMode": {"enabled": false}}"#)).unwrap();
+    assert!(cfg.enabled.value, "a user layer cannot turn it off");
 }
 
 #[test]

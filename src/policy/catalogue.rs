@@ -1163,7 +1163,6 @@ fn system_permissions(ctx: &Ctx<'_>) -> Option<String> {
 /// automode subcommands an agent may run (they change nothing).
 const AUTOMODE_READ_ONLY: &[&str] = &[
     "status",
-    "doctor",
     "config",
     "defaults",
     "denials",

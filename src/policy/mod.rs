@@ -628,6 +628,41 @@ fn classifier(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
     Ok(v)
 }
 
+/// Programs for which an allow rule on the bare name would let anything
+/// run: a rule is suggested only with a subcommand (`python3 manage.py
+/// *`), or never (shells, wrappers, remote shells).
+const NO_BLANKET_ALLOW: &[(&str, bool, &str)] = &[
+    ("python", true, "an interpreter: `-c` runs any code"),
+    ("python3", true, "an interpreter: `-c` runs any code"),
+    ("node", true, "an interpreter: `-e` runs any code"),
+    ("deno", true, "an interpreter: `eval` runs any code"),
+    ("bun", true, "an interpreter: `-e` runs any code"),
+    ("ruby", true, "an interpreter: `-e` runs any code"),
+    ("perl", true, "an interpreter: `-e` runs any code"),
+    ("php", true, "an interpreter: `-r` runs any code"),
+    ("lua", true, "an interpreter: `-e` runs any code"),
+    ("npx", true, "runs any package's code"),
+    ("uvx", true, "runs any package's code"),
+    ("find", true, "`-exec` runs any program"),
+    ("make", true, "runs whatever the Makefile says"),
+    ("bash", false, "a shell runs any script"),
+    ("sh", false, "a shell runs any script"),
+    ("zsh", false, "a shell runs any script"),
+    ("dash", false, "a shell runs any script"),
+    ("env", false, "runs any program"),
+    ("sudo", false, "runs any program as another user"),
+    ("doas", false, "runs any program as another user"),
+    ("su", false, "runs a shell as another user"),
+    ("xargs", false, "runs any program"),
+    ("nohup", false, "runs any program"),
+    ("timeout", false, "runs any program"),
+    ("nice", false, "runs any program"),
+    ("watch", false, "runs any command"),
+    ("eval", false, "runs any text as a command"),
+    ("exec", false, "replaces the shell with any program"),
+    ("ssh", false, "runs any command on another machine"),
+];
+
 /// The allow rules that would let commands like these run without review
 /// next time (one per command: `bash(PROGRAM SUBCOMMAND *)`), and the
 /// user's configuration file; none when a program name is not literal.
@@ -639,6 +674,11 @@ fn suggest_allow(ctx: &Ctx<'_>) -> Option<(Vec<String>, String)> {
         if name.is_empty() || c.argv.first().and_then(|a| a.lit()).is_none() {
             return None;
         }
+        let base = name.rsplit('/').next().unwrap_or(name);
+        let guarded = NO_BLANKET_ALLOW.iter().find(|(n, ..)| *n == base);
+        if guarded.is_some_and(|(_, with_sub, _)| !with_sub) {
+            return None;
+        }
         let mut head = vec![name];
         if let Some(sub) = words.get(1).filter(|w| {
             !w.starts_with('-')
@@ -646,6 +686,9 @@ fn suggest_allow(ctx: &Ctx<'_>) -> Option<(Vec<String>, String)> {
                     .all(|ch| ch.is_ascii_alphanumeric() || "-_.:".contains(ch))
         }) {
             head.push(sub);
+        }
+        if guarded.is_some() && head.len() < 2 {
+            return None;
         }
         // With arguments: those words and any arguments; alone: Claude
         // Code's prefix form, which covers both.
