@@ -360,7 +360,7 @@ impl Judge {
             let mut local = self.decide(ctx, &analysed, &text, &local_in);
             // An ask, or a review, may already have the user's answer.
             if will_run && matches!(local.decision, Decision::Ask | Decision::Classify) {
-                binding = self.binding(&text, req.cwd);
+                binding = self.binding(&text, req.cwd, &analysed);
                 let now = unix_now(ctx);
                 let found = binding
                     .as_ref()
@@ -450,9 +450,15 @@ impl Judge {
     }
 
     /// What an approval of `script` in `cwd` is bound to now.
-    pub fn binding(&self, script: &str, cwd: &Path) -> Option<approval::Binding> {
+    pub fn binding(
+        &self,
+        script: &str,
+        cwd: &Path,
+        analysis: &shell::Analysis,
+    ) -> Option<approval::Binding> {
         let store = self.store.as_ref()?;
-        approval::Binding::new(&store.session, script, cwd, &self.config)
+        let run = approval::files_run(analysis, cwd);
+        approval::Binding::new(&store.session, script, cwd, &self.config, &run)
     }
 
     /// The sandbox's inputs for a command in `cwd`.

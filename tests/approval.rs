@@ -160,6 +160,25 @@ fn a_changed_policy_or_directory_expiry_and_refusal_do_not_run_it() {
     let r = approve(&env, &[&late]);
     assert_eq!(r.code(), Some(1), "{}", r.stdout());
     assert!(!env.work.join("asked.txt").exists());
+    // A script the command runs, rewritten after the approval.
+    let env = Env::new()
+        .with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            r#"{"permissions": {"ask": ["bash(sh ./job.sh*)"]}, "autoMode": {"classifierModel": "none"}}"#,
+        )
+        .with_env("AUTOMODE_SESSION", "s");
+    std::fs::write(env.work.join("job.sh"), "touch ran-v1\n").unwrap();
+    let code = blocked_code(&env, "sh ./job.sh");
+    assert_eq!(approve(&env, &[&code]).code(), Some(0));
+    std::fs::write(env.work.join("job.sh"), "touch ran-v2\n").unwrap();
+    let r = run(&mut env.script("sh ./job.sh"));
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
+    assert!(
+        r.stderr().contains("a file it runs, changed since"),
+        "{}",
+        r.stderr()
+    );
+    assert!(!env.work.join("ran-v2").exists());
     // Refused: the retry is told so.
     let env = asking(json!({}));
     let code = blocked_code(&env, "touch asked.txt");

@@ -41,14 +41,54 @@ pub struct Binding {
     /// The directory's birth time (ns): an inode number is reused when a
     /// directory is made again, its birth time is not.
     pub born: u64,
-    /// SHA-256 of the effective policy.
+    /// SHA-256 of the effective policy and of the local files the
+    /// command runs (a script the agent rewrites after the approval is
+    /// another command).
     pub policy: String,
+}
+
+/// Programs that run the file named by their first operand.
+const RUNS_ITS_OPERAND: &[&str] = &[
+    "bash", "sh", "dash", "zsh", "python", "python3", "node", "deno", "bun", "ruby", "perl", "php",
+    "lua", "source", ".",
+];
+
+/// The local files a command runs: a program named by a path
+/// (`./build.sh`), or an interpreter's script operand (`python3 x.py`).
+pub fn files_run(analysis: &crate::shell::Analysis, cwd: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for c in &analysis.commands {
+        let lits: Vec<&str> = c.argv.iter().map_while(|a| a.lit()).collect();
+        let Some(name) = lits.first() else { continue };
+        let base = name.rsplit('/').next().unwrap_or(name);
+        let file = if name.contains('/') {
+            Some(*name)
+        } else if RUNS_ITS_OPERAND.contains(&base) {
+            lits.iter().skip(1).find(|w| !w.starts_with('-')).copied()
+        } else {
+            None
+        };
+        if let Some(f) = file {
+            let p = cwd.join(f);
+            if p.is_file() && !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
 }
 
 impl Binding {
     /// The binding for `script` in `cwd` (none when `cwd` cannot be
-    /// looked at: nothing can then be approved for it).
-    pub fn new(session: &str, script: &str, cwd: &Path, config: &Config) -> Option<Binding> {
+    /// looked at: nothing can then be approved for it). `run`: the local
+    /// files it runs, whose contents are bound too.
+    pub fn new(
+        session: &str,
+        script: &str,
+        cwd: &Path,
+        config: &Config,
+        run: &[PathBuf],
+    ) -> Option<Binding> {
         let meta = std::fs::metadata(cwd).ok()?;
         Some(Binding {
             session: session.to_string(),
@@ -72,7 +112,7 @@ impl Binding {
                     },
                     |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX),
                 ),
-            policy: policy_digest(config),
+            policy: policy_digest(config, run),
         })
     }
 
@@ -86,13 +126,36 @@ impl Binding {
     }
 }
 
-/// The effective policy's digest: every value and where it came from.
-pub fn policy_digest(config: &Config) -> String {
+/// The digest of the effective policy (every value and where it came
+/// from) and of the files the command runs (their contents, up to 16 MiB
+/// each; a larger or unreadable one by its size and change time).
+pub fn policy_digest(config: &Config, run: &[PathBuf]) -> String {
     let mut c = config.clone();
     // What the user is told is not policy.
     c.diagnostics.clear();
-    let digest = Sha256::digest(format!("{c:?}").as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    let mut hasher = Sha256::new();
+    hasher.update(format!("{c:?}").as_bytes());
+    for f in run {
+        hasher.update(f.as_os_str().as_encoded_bytes());
+        let meta = std::fs::metadata(f).ok();
+        let small = meta.as_ref().is_some_and(|m| m.len() <= 16 << 20);
+        match small.then(|| std::fs::read(f)) {
+            Some(Ok(bytes)) => hasher.update(&bytes),
+            _ => hasher.update(
+                format!(
+                    "{:?}/{:?}",
+                    meta.as_ref().map(|m| m.len()),
+                    meta.as_ref().map(|m| (m.ctime(), m.ctime_nsec()))
+                )
+                .as_bytes(),
+            ),
+        }
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Where an ask stands.
@@ -264,7 +327,7 @@ impl Book {
                 a.session, b.session
             )
         } else if a.policy != b.policy {
-            "the configuration changed since".to_string()
+            "the configuration, or a file it runs, changed since".to_string()
         } else {
             "the directory was made again since".to_string()
         };
