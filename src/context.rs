@@ -112,6 +112,13 @@ impl Context {
         }
     }
 
+    /// `now` in whole seconds since the epoch.
+    pub fn unix_secs(&self) -> u64 {
+        self.now
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    }
+
     /// The working directory path, if it could be captured.
     pub fn cwd(&self) -> Option<&Path> {
         self.workspace.as_ref().ok().map(|w| w.path.as_path())

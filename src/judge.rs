@@ -361,7 +361,7 @@ impl Judge {
             // An ask, or a review, may already have the user's answer.
             if will_run && matches!(local.decision, Decision::Ask | Decision::Classify) {
                 binding = self.binding(&text, req.cwd, &analysed);
-                let now = unix_now(ctx);
+                let now = ctx.unix_secs();
                 let found = binding
                     .as_ref()
                     .zip(self.state_dir.as_ref())
@@ -857,13 +857,6 @@ struct Local<'a> {
     widening: Option<&'a Result<sandbox::widen::Widening, String>>,
     contained: Option<&'a policy::Containment>,
     approved_ask: bool,
-}
-
-/// Seconds since the epoch, by the process clock.
-fn unix_now(ctx: &Context) -> u64 {
-    ctx.now
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 /// A review with no classifier to ask: the user is the reviewer (an ask

@@ -250,13 +250,7 @@ fn script_and_limits(
 /// A limit the managed policy locks is a ceiling: the harness and the
 /// script may only ask for less.
 fn locked_caps(config: &Config, limits: &mut Limits) {
-    let locked = |key: &str| {
-        config
-            .locked
-            .iter()
-            .any(|l| l.value == key || key.starts_with(&format!("{}.", l.value)))
-    };
-    if locked("timeoutSeconds")
+    if config.lock_of("timeoutSeconds").is_some()
         && let Some(t) = &config.timeout_seconds
     {
         let cap = std::time::Duration::from_secs_f64(t.value);
@@ -265,7 +259,7 @@ fn locked_caps(config: &Config, limits: &mut Limits) {
             limits.timeout_source = LimitSource::Config;
         }
     }
-    if locked("outputLimitBytes")
+    if config.lock_of("outputLimitBytes").is_some()
         && let Some(b) = &config.output_limit_bytes
         && limits.output_limit > b.value
     {

@@ -467,6 +467,17 @@ fn the_managed_policy_wins_locks_and_refuses_off() {
     assert_eq!(r.code(), Some(124), "{}", r.stderr());
     assert!(r.secs() < 5.0, "{}", r.secs());
     crate::support::kill_all("sleep 41.09");
+    // An agent's write to the managed policy is hard-denied (decided
+    // while the policy is still valid, so the block is that rule's).
+    let r = run(env
+        .automode()
+        .args(["check", "echo x > /etc/automode/managed.json"]));
+    assert!(
+        r.stdout()
+            .starts_with("decision: deny (hard-deny tier, rule automode-tamper"),
+        "{}",
+        r.stdout()
+    );
     // Writable by others: refused, and every command blocked until fixed.
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
     let r = run(&mut env.script("true"));

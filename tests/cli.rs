@@ -156,6 +156,19 @@ fn log_and_denials_speak_local_time_and_count_asks() {
     assert!(rules.contains(&"bash(touch asked*)"), "{rules:?}");
     assert!(rules.contains(&"no-classifier"), "{rules:?}");
     // The counters agree with the audit log.
+    let r = run(env.automode().args(["log", "--json", "-n", "50"]));
+    let logged: Vec<String> = r
+        .stdout()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["decision"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    let count = |d: &str| logged.iter().filter(|x| *x == d).count();
+    assert_eq!((count("allow"), count("ask")), (1, 2), "{logged:?}");
     let r = run(env.automode().args(["status", "--json"]));
     let s: Value = serde_json::from_str(&r.stdout()).unwrap();
     let session = &s["sessions"][0];

@@ -264,3 +264,36 @@ fn approve_on_a_terminal_shows_the_command_and_asks_first() {
     let r = crate::support::run(&mut env.script("touch asked.txt"));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
 }
+
+#[test]
+fn colour_only_on_a_terminal_and_never_with_no_color() {
+    let env = Env::new();
+    let doctor = |no_color: bool| {
+        let mut c = Command::new("python3");
+        c.arg(helper("pty_run.py"))
+            .arg("--")
+            .arg(crate::support::automode_bin())
+            .arg("doctor")
+            .env_clear()
+            .env("PATH", &env.path)
+            .env("HOME", &env.home)
+            .env("TERM", "xterm")
+            .env("XDG_STATE_HOME", env.root().join("state"))
+            .env("XDG_CONFIG_HOME", env.root().join("config"))
+            .current_dir(&env.work);
+        if no_color {
+            c.env("NO_COLOR", "1");
+        }
+        let v: serde_json::Value = serde_json::from_slice(&c.output().unwrap().stdout).unwrap();
+        v["output"].as_str().unwrap_or("").to_string()
+    };
+    assert!(doctor(false).contains("\u{1b}[32mok"), "{}", doctor(false));
+    assert!(!doctor(true).contains('\u{1b}'), "{}", doctor(true));
+    // Not a terminal: plain.
+    let r = crate::support::run(env.automode().arg("doctor"));
+    assert!(
+        !r.stdout().contains('\u{1b}') && r.stdout().contains("ok    shims"),
+        "{}",
+        r.stdout()
+    );
+}

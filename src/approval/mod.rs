@@ -343,9 +343,7 @@ impl Book {
         let code = normalize(code);
         self.change(state::USER_LOCK_WAIT, now, |asks| {
             let Some(a) = asks.iter_mut().find(|a| normalize(&a.code) == code) else {
-                return Err(format!(
-                    "no pending ask has the code {code}: it was never given, has expired, or was used already (`automode approve` lists the pending ones)"
-                ));
+                return Err(unknown_code(&code));
             };
             if a.state != State::Pending {
                 return Err(format!(
@@ -401,7 +399,7 @@ pub enum Asked {
 pub fn ask_user(ctx: &Context, judge: &Judge, decided: &Decided) -> Option<Asked> {
     let binding = decided.binding.as_ref()?;
     let book = Book::new(judge.state_dir.as_ref()?);
-    let now = unix_secs(ctx);
+    let now = ctx.unix_secs();
     let v = &decided.verdict;
     let question = Question {
         why: &v.reason,
@@ -450,19 +448,13 @@ pub fn ask_user(ctx: &Context, judge: &Judge, decided: &Decided) -> Option<Asked
 /// Use up the approval the verdict rests on, if any.
 pub fn use_up(ctx: &Context, judge: &Judge, decided: &Decided) -> Result<(), String> {
     match (&decided.approval, &judge.state_dir) {
-        (Some(a), Some(dir)) => Book::new(dir).consume(&a.code, unix_secs(ctx)),
+        (Some(a), Some(dir)) => Book::new(dir).consume(&a.code, ctx.unix_secs()),
         (Some(a), None) => Err(format!(
             "the approval {} cannot be recorded as used",
             a.code
         )),
         (None, _) => Ok(()),
     }
-}
-
-fn unix_secs(ctx: &Context) -> u64 {
-    ctx.now
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 /// A script as the user is shown it before approving: control
@@ -490,6 +482,14 @@ pub fn shown(script: &str) -> String {
         }
     }
     out
+}
+
+/// Why `code` cannot be answered: there is no live ask with it.
+pub fn unknown_code(code: &str) -> String {
+    format!(
+        "no pending ask has the code {}: it was never given, has expired, or was used already (`automode approve` lists the pending ones)",
+        normalize(code)
+    )
 }
 
 /// The live ask with this code (any state).

@@ -18,10 +18,7 @@ pub(super) fn run(
 ) -> Result<String, String> {
     let dir = state_dir.ok_or("no state directory (HOME is not set)")?;
     let book = Book::new(dir);
-    let now = ctx
-        .now
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let now = ctx.unix_secs();
     let Some(code) = code else {
         return Ok(list(&book, now, json));
     };
@@ -29,9 +26,7 @@ pub(super) fn run(
     // agent could name the code of another ask).
     if !deny && !json && std::io::stdin().is_terminal() {
         let Some(a) = approval::by_code(&book, code, now) else {
-            return Err(format!(
-                "no pending ask has the code {code}: it was never given, has expired, or was used already (`automode approve` lists the pending ones)"
-            ));
+            return Err(approval::unknown_code(code));
         };
         eprint!(
             "{}\n  in {}, session {}\n  why: {}\nAllow it once? [y/N] ",

@@ -120,11 +120,6 @@ pub(super) fn run(ctx: &Context, json: bool) -> Result<String, String> {
             ),
         }
     );
-    let locked = |k: &str| {
-        cfg.locked
-            .iter()
-            .any(|l| k == l.value || k.starts_with(&format!("{}.", l.value)))
-    };
     if let Some(obj) = value.as_object() {
         for (k, v) in obj {
             if matches!(
@@ -133,7 +128,11 @@ pub(super) fn run(ctx: &Context, json: bool) -> Result<String, String> {
             ) {
                 continue;
             }
-            let lock = if locked(k) { " (locked)" } else { "" };
+            let lock = if cfg.lock_of(k).is_some() {
+                " (locked)"
+            } else {
+                ""
+            };
             match v {
                 serde_json::Value::Array(items) => {
                     let _ = writeln!(

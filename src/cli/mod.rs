@@ -164,7 +164,7 @@ impl Dirs {
 }
 
 /// The effective configuration for the current directory, for the
-/// read-only views.
+/// read-only views (with the rule diagnostics the shim does not need).
 fn load_config(ctx: &Context) -> Result<crate::config::Config, String> {
     let home = ctx.home().map(|h| crate::policy::places::canon(&h));
     let managed = crate::config::managed_path(&|k| ctx.var_str(k).map(str::to_string));
@@ -174,6 +174,10 @@ fn load_config(ctx: &Context) -> Result<crate::config::Config, String> {
         xdg_config_home: ctx.var_str("XDG_CONFIG_HOME"),
         cwd: ctx.cwd(),
         inline: ctx.var_str("AUTOMODE_SETTINGS_JSON"),
+    })
+    .map(|mut cfg| {
+        crate::config::rule_diagnostics(&mut cfg, ctx.var_str("AUTOMODE_SETTINGS_JSON"));
+        cfg
     })
     .map_err(|e| {
         format!(

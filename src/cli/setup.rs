@@ -647,12 +647,7 @@ fn undo(ctx: &Context, harness: &Harness) -> Result<String, String> {
         };
         let mut changes = Vec::new();
         for s in rec["set"].as_array().into_iter().flatten() {
-            let keys: Vec<&str> = s["keys"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
+            let keys = key_path(&s["keys"]);
             let Some((last, parents)) = keys.split_last() else {
                 continue;
             };
@@ -676,12 +671,7 @@ fn undo(ctx: &Context, harness: &Harness) -> Result<String, String> {
             prune_empty(&mut root, parents);
         }
         for a in rec["append"].as_array().into_iter().flatten() {
-            let keys: Vec<&str> = a["keys"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
+            let keys = key_path(&a["keys"]);
             let Some((last, parents)) = keys.split_last() else {
                 continue;
             };
@@ -725,6 +715,15 @@ fn undo(ctx: &Context, harness: &Harness) -> Result<String, String> {
     let _ = std::fs::remove_file(&record);
     out.push_str("Restart the harness for it to take effect.\n");
     Ok(out)
+}
+
+/// A recorded key path (`["env", "CLAUDE_CODE_SHELL"]`).
+fn key_path(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
 }
 
 /// The object at a key path, if it is there.

@@ -452,10 +452,16 @@ fn wrap(text: &str, indent: usize, width: usize) -> String {
 /// A completion script for `shell`.
 pub fn completions(shell: &str) -> Option<String> {
     let names: Vec<&str> = COMMANDS.iter().map(|s| s.name).collect();
-    let flags = |s: &Sub| -> String {
-        let mut f: Vec<String> = s.options.iter().map(|o| format!("--{}", o.long)).collect();
-        f.push("--help".into());
-        f.join(" ")
+    // What a command's arguments complete to: its options, its values,
+    // and for `help` the commands.
+    let words = |s: &Sub| -> String {
+        let mut w: Vec<String> = s.options.iter().map(|o| format!("--{}", o.long)).collect();
+        w.push("--help".into());
+        w.extend(s.values.iter().map(|v| (*v).to_string()));
+        if s.name == "help" {
+            w.extend(names.iter().map(|n| (*n).to_string()));
+        }
+        w.join(" ")
     };
     match shell {
         "bash" => {
@@ -468,17 +474,11 @@ pub fn completions(shell: &str) -> Option<String> {
                 names.join(" ")
             );
             for s in COMMANDS {
-                let mut words = flags(s);
-                for v in s.values {
-                    let _ = write!(words, " {v}");
-                }
-                if s.name == "help" {
-                    let _ = write!(words, " {}", names.join(" "));
-                }
                 let _ = writeln!(
                     out,
-                    "    {}) COMPREPLY=($(compgen -W '{words}' -- \"$cur\")) ;;",
-                    s.name
+                    "    {}) COMPREPLY=($(compgen -W '{}' -- \"$cur\")) ;;",
+                    s.name,
+                    words(s)
                 );
             }
             out.push_str("    esac\n}\ncomplete -o default -F _automode automode\n");
@@ -500,14 +500,7 @@ pub fn completions(shell: &str) -> Option<String> {
                 "    )\n    if (( CURRENT == 2 )); then\n        _describe 'automode command' subs\n        return\n    fi\n    case ${words[2]} in\n",
             );
             for s in COMMANDS {
-                let mut words = flags(s);
-                for v in s.values {
-                    let _ = write!(words, " {v}");
-                }
-                if s.name == "help" {
-                    let _ = write!(words, " {}", names.join(" "));
-                }
-                let _ = writeln!(out, "        {}) compadd -- {words} ;;", s.name);
+                let _ = writeln!(out, "        {}) compadd -- {} ;;", s.name, words(s));
             }
             out.push_str("    esac\n}\ncompdef _automode automode\n");
             Some(out)

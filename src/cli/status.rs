@@ -20,10 +20,7 @@ pub(super) fn run(
 ) -> Result<String, String> {
     let cfg = super::load_config(ctx)?;
     let global = state_dir.map(state::global).unwrap_or_default();
-    let now = ctx
-        .now
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let now = ctx.unix_secs();
     let every = state_dir.map(Store::all).unwrap_or_default();
     let total = every.len();
     let sessions: Vec<SessionState> = every

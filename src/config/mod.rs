@@ -126,6 +126,14 @@ pub struct Config {
 }
 
 impl Config {
+    /// The managed lock that covers `key` (dotted), itself or its
+    /// section.
+    pub fn lock_of(&self, key: &str) -> Option<&Sourced<String>> {
+        self.locked
+            .iter()
+            .find(|l| key == l.value || key.starts_with(&format!("{}.", l.value)))
+    }
+
     /// Why `automode off` and the on/off switches do not apply (the
     /// managed policy says so), if they do not.
     pub fn switch_locked(&self) -> Option<String> {
@@ -135,9 +143,7 @@ impl Config {
                 self.allow_off.source
             ));
         }
-        self.locked
-            .iter()
-            .find(|k| k.value == "autoMode.enabled" || k.value == "autoMode")
+        self.lock_of("autoMode.enabled")
             .map(|k| format!("{} locks autoMode.enabled", k.source))
     }
 }
@@ -623,14 +629,15 @@ pub fn load(input: &LoadInput<'_>) -> Result<Config, ConfigError> {
         }
         apply(&mut cfg, layer, Source::Inline, LayerKind::Full, locks);
     }
-    rule_diagnostics(&mut cfg, input.inline);
     Ok(cfg)
 }
 
 /// A rule of a shape automode does not understand is never dropped in
 /// silence: a diagnostic names its file, line and text (a deny or ask
 /// rule that does not parse still matches every command: fail closed).
-fn rule_diagnostics(cfg: &mut Config, inline: Option<&str>) {
+/// For the views that show diagnostics (`config`, `doctor`), not for
+/// every command.
+pub fn rule_diagnostics(cfg: &mut Config, inline: Option<&str>) {
     let mut notes = Vec::new();
     for (list, entries, closed) in [
         ("deny", &cfg.deny, true),
