@@ -8,8 +8,11 @@ use crate::{cli, invocation, shim};
 
 /// Run automode for this process context.
 pub fn run(ctx: Context) -> Exit {
-    match invocation::shell_kind_of(&ctx.argv0) {
+    let exit = match invocation::shell_kind_of(&ctx.argv0) {
         Some(kind) => shim::run(&ctx, kind),
         None => cli::run(&ctx),
-    }
+    };
+    // The process exits next (nothing to free).
+    std::mem::forget(ctx);
+    exit
 }

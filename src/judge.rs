@@ -261,7 +261,7 @@ impl Judge {
             (None, Some(on)) => (on, "automode on/off".to_string()),
             (None, None) => (config.enabled.value, config.enabled.source.to_string()),
         };
-        let places = places(ctx, cwd);
+        let places = places(ctx, cwd, home.clone());
         let kernel = if config.sandbox.mode.value == sandbox::Mode::Off {
             sandbox::Kernel {
                 abi: 0,
@@ -983,9 +983,9 @@ fn sandbox_inputs(
     }
 }
 
-/// Where automode and the harnesses' files are, for a command in `cwd`.
-fn places(ctx: &Context, cwd: &Path) -> Places {
-    let home = ctx.home().map(|h| policy::places::canon(&h));
+/// Where automode and the harnesses' files are, for a command in `cwd`
+/// (`home`: the home, canonical).
+fn places(ctx: &Context, cwd: &Path, home: Option<PathBuf>) -> Places {
     let xdg_config = ctx.var_str("XDG_CONFIG_HOME");
     let exe = ctx
         .exe

@@ -30,8 +30,8 @@ pub struct Launch<'a> {
     /// Give the command our stdin (a terminal the user lets through).
     pub terminal_stdin: bool,
     /// The sandbox it runs in (`None`: unconfined): the plan, and its
-    /// Landlock ruleset.
-    pub sandbox: Option<(&'a Plan, &'a OwnedFd)>,
+    /// Landlock ruleset (closed once the command has started).
+    pub sandbox: Option<(&'a Plan, OwnedFd)>,
     /// Its working directory (for the sandbox's hints).
     pub cwd: &'a Path,
 }
@@ -64,34 +64,23 @@ pub fn supervise(
         env.retain(|(name, _)| name != k.as_str());
         env.push((OsString::from(k), OsString::from(v)));
     }
-    let mut plan_now = sandbox.map(|(p, _)| p.clone());
-    let mut ruleset = match sandbox.map(|(_, fd)| fd.try_clone()) {
-        Some(Ok(fd)) => Some(fd),
-        Some(Err(e)) => {
-            report::sandbox_failed(&format!("cannot duplicate the Landlock ruleset: {e}"));
-            return (Exit::Blocked, None);
-        }
-        None => None,
+    let (mut plan_now, mut ruleset) = match sandbox {
+        Some((p, fd)) => (Some(p.clone()), Some(fd)),
+        None => (None, None),
     };
     if let Some(p) = &plan_now {
         env.retain(|(name, _)| !p.withheld_env.iter().any(|w| name == w.as_str()));
     }
     loop {
-        let confinement = match (&plan_now, &ruleset) {
-            (Some(plan), Some(fd)) => match confinement(plan, fd) {
-                Ok(c) => Some(c),
-                Err(why) => {
-                    report::sandbox_failed(&why);
-                    return (Exit::Blocked, None);
-                }
-            },
+        let confinement = match (&plan_now, ruleset.take()) {
+            (Some(plan), Some(fd)) => Some(confinement(plan, fd)),
             _ => None,
         };
         let snapshot = match &plan_now {
             Some(plan) => Snapshot::take(&watched(plan)),
             None => Snapshot::default(),
         };
-        let exec_plan = ExecPlan {
+        let mut exec_plan = ExecPlan {
             program: program.clone(),
             argv: argv.clone(),
             env: env.clone(),
@@ -105,7 +94,7 @@ pub fn supervise(
             confinement,
             keep_stderr_tail: plan_now.is_some(),
         };
-        let result = exec::run(&exec_plan, &mut || {
+        let result = exec::run(&mut exec_plan, &mut || {
             sandbox::rules::release_held();
             on_start();
         });
@@ -175,13 +164,9 @@ fn watched(plan: &Plan) -> Vec<PathBuf> {
 }
 
 /// The child's confinement for a plan and its ruleset.
-fn confinement(plan: &Plan, ruleset: &OwnedFd) -> Result<Confinement, String> {
-    Ok(Confinement {
-        ruleset: Some(
-            ruleset
-                .try_clone()
-                .map_err(|e| format!("cannot duplicate the Landlock ruleset: {e}"))?,
-        ),
+fn confinement(plan: &Plan, ruleset: OwnedFd) -> Confinement {
+    Confinement {
+        ruleset: Some(ruleset),
         namespace: plan.namespace.then(|| Namespace {
             read_only: if plan.protect_mode == ProtectMode::Restore {
                 Vec::new()
@@ -192,7 +177,7 @@ fn confinement(plan: &Plan, ruleset: &OwnedFd) -> Result<Confinement, String> {
             network_off: plan.network == Network::Deny,
         }),
         max_file_bytes: Some(plan.max_file_bytes),
-    })
+    }
 }
 
 /// Undo and report what the command changed in protected paths.

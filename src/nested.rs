@@ -59,6 +59,20 @@ pub fn proc_stat(pid: i32) -> Option<ProcStat> {
     parse_stat(&text)
 }
 
+/// This process's /proc/self/stat, read once (its start time and memory
+/// layout do not change; the marker, the audit record and the supervisor
+/// all need it, and a read is seven system calls).
+pub fn own_stat_text() -> Option<&'static str> {
+    static TEXT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| std::fs::read_to_string("/proc/self/stat").ok())
+        .as_deref()
+}
+
+/// This process's start time in clock ticks since boot.
+pub fn own_start_ticks() -> Option<u64> {
+    own_stat_text().and_then(parse_stat).map(|s| s.start_ticks)
+}
+
 fn parse_stat(text: &str) -> Option<ProcStat> {
     let after = &text[text.rfind(')')? + 1..];
     let fields: Vec<&str> = after.split_whitespace().collect();
@@ -76,7 +90,7 @@ fn parse_stat(text: &str) -> Option<ProcStat> {
 /// automode's sandbox (the value ends in `:sandboxed`).
 pub fn marker_template(sandboxed: bool) -> Option<(String, usize)> {
     let me = std::process::id() as i32;
-    let start = proc_stat(me)?.start_ticks;
+    let start = own_start_ticks()?;
     let flag = if sandboxed { SANDBOXED_FLAG } else { "" };
     let value = format!("{}:{me}:{start}{flag}", "0".repeat(SID_WIDTH));
     let name = format!("{MARKER_VAR}_{me}");

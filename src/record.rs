@@ -152,7 +152,7 @@ impl Recorder<'_> {
             "pending_approval": decided.pending.as_ref().map(|a| a.code.clone()),
             "ran": will_run,
             "pid": me,
-            "pid_start": nested::proc_stat(me).map(|s| s.start_ticks),
+            "pid_start": nested::own_start_ticks(),
         });
         self.append(&record);
     }

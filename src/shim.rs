@@ -138,11 +138,13 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     };
 
     // 5. The sandbox it runs in.
+    //    Its ruleset goes to the command (closed once it has started).
+    let ruleset = decided.sandbox.as_mut().and_then(|s| s.ruleset.take());
     let sandbox = decided.sandbox.as_ref();
-    let confined = match sandbox.and_then(|s| s.plan.as_ref().zip(s.ruleset.as_ref())) {
+    let confined = match sandbox.and_then(|s| s.plan.as_ref()).zip(ruleset) {
         Some((plan, Ok(fd))) => Some((plan, fd)),
         Some((_, Err(why))) => {
-            report::sandbox_failed(why);
+            report::sandbox_failed(&why);
             rec.no_run(&decided);
             return Exit::Blocked;
         }
@@ -188,6 +190,11 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
         rec.count(&decided, state::SHIM_LOCK_WAIT);
     }
     rec.outcome(exit, outcome.as_ref());
+    // The process exits next: freeing the configuration, the verdict and
+    // the plan one allocation at a time would only delay the exit status.
+    std::mem::forget(rec);
+    std::mem::forget(decided);
+    std::mem::forget(judge);
     exit
 }
 

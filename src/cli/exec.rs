@@ -70,7 +70,7 @@ pub(super) fn run(
             return Exit::Blocked;
         }
     };
-    let sandbox = judge.exec_sandbox(ctx, &cwd);
+    let mut sandbox = judge.exec_sandbox(ctx, &cwd);
     match (&sandbox.status, sandbox.mode) {
         (crate::sandbox::Status::Unavailable { why }, crate::sandbox::Mode::Require) => {
             report::sandbox_required(why);
@@ -81,10 +81,10 @@ pub(super) fn run(
         }
         _ => {}
     }
-    let confined = match sandbox.plan.as_ref().zip(sandbox.ruleset.as_ref()) {
+    let confined = match sandbox.plan.as_ref().zip(sandbox.ruleset.take()) {
         Some((plan, Ok(fd))) => Some((plan, fd)),
         Some((_, Err(why))) => {
-            report::sandbox_failed(why);
+            report::sandbox_failed(&why);
             return Exit::Blocked;
         }
         None => None,

@@ -687,17 +687,38 @@ pub fn rule_diagnostics(cfg: &mut Config, inline: Option<&str>) {
 
 /// The project root: the nearest ancestor of `cwd` with `.automode/`,
 /// else with `.git`, else `cwd` itself.
+///
+/// Looked up once per directory per process (the configuration and the
+/// sandbox both need it, a walk up is a dozen system calls, and a process
+/// judges one command).
 pub fn project_root(cwd: &Path) -> Option<PathBuf> {
+    thread_local! {
+        static FOUND: std::cell::RefCell<Option<(PathBuf, PathBuf)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    if let Some(root) = FOUND.with_borrow(|f| {
+        f.as_ref()
+            .filter(|(dir, _)| dir == cwd)
+            .map(|(_, root)| root.clone())
+    }) {
+        return Some(root);
+    }
+    let root = find_project_root(cwd);
+    FOUND.set(Some((cwd.to_path_buf(), root.clone())));
+    Some(root)
+}
+
+fn find_project_root(cwd: &Path) -> PathBuf {
     for marker in [".automode", ".git"] {
         let mut dir = Some(cwd);
         while let Some(d) = dir {
             if d.join(marker).exists() {
-                return Some(d.to_path_buf());
+                return d.to_path_buf();
             }
             dir = d.parent();
         }
     }
-    Some(cwd.to_path_buf())
+    cwd.to_path_buf()
 }
 
 /// A built-in `(entry, reason)` table as a list setting.

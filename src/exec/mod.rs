@@ -223,7 +223,7 @@ enum Phase {
 
 /// Run the plan and supervise it to the end. `on_start` is called once the
 /// child is running (work that can overlap with the child's start-up).
-pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecError> {
+pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecError> {
     let started = Instant::now();
     let os = |what: &str, e: nix::errno::Errno| ExecError::Os(format!("{what}: {e}"));
 
@@ -394,7 +394,11 @@ pub fn run(plan: &ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecE
             });
         }
     };
+    // The child holds its Landlock domain now: the ruleset is closed
+    // while it starts, not at our exit after it.
+    drop(plan.confinement.as_mut().and_then(|c| c.ruleset.take()));
     on_start();
+    let plan: &ExecPlan = plan;
 
     let mut streams = vec![Stream::new(out_r, stdout_fd, out_kind)];
     if let Some(r) = err_r {

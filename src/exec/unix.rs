@@ -712,7 +712,7 @@ unsafe extern "C" {
 /// `env_start` and `env_end` of this process (fields 50 and 51 of
 /// /proc/self/stat).
 fn environment_area() -> Option<(usize, usize)> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let stat = crate::nested::own_stat_text()?;
     let after = &stat[stat.rfind(')')? + 1..];
     let fields: Vec<&str> = after.split_whitespace().collect();
     let start: usize = fields.get(47)?.parse().ok()?;

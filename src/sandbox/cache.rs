@@ -26,7 +26,7 @@ use super::Plan;
 
 /// Raise when the entry's meaning changes (with the automode version, it
 /// names the entry's format).
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// A listing or file read this recently is not trusted to a cache entry.
 const RACY: Duration = Duration::from_millis(100);
@@ -177,7 +177,7 @@ impl Cache {
     pub fn new(state: &Path, key: String) -> Cache {
         let file = state
             .join("sandbox")
-            .join(format!("{:016x}.json", fnv1a(key.as_bytes())));
+            .join(format!("{}.json", key.get(..16).unwrap_or(&key)));
         Cache { file, key }
     }
 
@@ -272,20 +272,28 @@ fn prune(dir: &Path) {
     }
 }
 
-/// FNV-1a, 64 bits: a file name for the key (the entry holds the key
-/// itself, so a collision is a miss, never a wrong plan).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// The key text for these inputs.
+/// The key for these inputs: a SHA-256 of their `Debug` text (with the
+/// automode version and the entry format), streamed into the hash rather
+/// than built as a string (the configuration alone is a few KiB).
 pub fn key(parts: &[&dyn std::fmt::Debug]) -> String {
-    let mut key = format!("{} {FORMAT}", env!("CARGO_PKG_VERSION"));
-    for p in parts {
-        key.push('\n');
-        key.push_str(&format!("{p:?}"));
+    use sha2::{Digest, Sha256};
+    use std::fmt::Write as _;
+    struct Hashing(Sha256);
+    impl std::fmt::Write for Hashing {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.update(s.as_bytes());
+            Ok(())
+        }
     }
-    key
+    let mut h = Hashing(Sha256::new());
+    let _ = write!(h, "{} {FORMAT}", env!("CARGO_PKG_VERSION"));
+    for p in parts {
+        let _ = write!(h, "\n{p:?}");
+    }
+    h.0.finalize()
+        .iter()
+        .fold(String::with_capacity(64), |mut out, b| {
+            let _ = write!(out, "{b:02x}");
+            out
+        })
 }

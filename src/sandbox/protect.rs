@@ -168,15 +168,31 @@ impl Snapshot {
                 });
             }
         }
+        // What each watched entry is now: as just walked (one look per
+        // path), else read (an entry whose directory went away).
+        let current: std::collections::HashMap<&Path, &Node> =
+            now.iter().map(|(p, n)| (p.as_path(), n)).collect();
         for (p, was) in &self.entries {
             if moved.iter().any(|m| p.starts_with(m) && p != m) {
                 continue;
             }
-            let is = read_node(p);
-            if same(was, &is) {
+            // A path that was missing and was just moved aside is missing
+            // again, as it was.
+            if moved.iter().any(|m| m == p) && matches!(was, Node::Missing) {
                 continue;
             }
-            if let Some(c) = put_back(p, was, &is, stamp) {
+            let read;
+            let is = match current.get(p.as_path()) {
+                Some(n) => *n,
+                None => {
+                    read = read_node(p);
+                    &read
+                }
+            };
+            if same(was, is) {
+                continue;
+            }
+            if let Some(c) = put_back(p, was, is, stamp) {
                 changes.push(c);
             }
         }

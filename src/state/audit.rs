@@ -34,16 +34,17 @@ fn rotated(dir: &Path) -> PathBuf {
 
 /// Append one record (one line, one write).
 pub fn append(dir: &Path, record: &Value) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let log = path(dir);
     let mut line = serde_json::to_string(record).map_err(|e| e.to_string())?;
     line.push('\n');
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(&log)
-        .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
+    let mut f = super::in_dir(dir, || {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(&log)
+    })
+    .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
     f.write_all(line.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
     if f.metadata().is_ok_and(|m| m.len() > MAX_AUDIT_BYTES) {

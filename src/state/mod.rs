@@ -27,6 +27,19 @@ pub fn state_dir(home: Option<&Path>, xdg_state_home: Option<&str>) -> Option<Pa
     }
 }
 
+/// Make a file in `dir` with `make`; when `dir` does not exist yet,
+/// create it (and its parents) and make the file again. (Trying first
+/// spares two system calls on every command once the directory exists.)
+pub fn in_dir<T>(dir: &Path, make: impl Fn() -> std::io::Result<T>) -> std::io::Result<T> {
+    match make() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir)?;
+            make()
+        }
+        made => made,
+    }
+}
+
 /// Write a file atomically: a temp file in the same directory, put in
 /// place of the target in one step. Readers see the old or the new file,
 /// never a torn one. No fsync: the files are counters and switches, and an
@@ -42,8 +55,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| std::io::Error::other("path has no parent"))?;
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let mut tmp = in_dir(dir, || tempfile::NamedTempFile::new_in(dir))?;
     tmp.write_all(bytes)?;
     let exchanged = nix::fcntl::renameat2(
         nix::fcntl::AT_FDCWD,
@@ -86,15 +98,26 @@ pub fn count_classifier(s: &mut SessionState, failed: bool) {
     }
 }
 
+/// Now, for the session's start (`first_at_ns`), on the clock file systems
+/// stamp birth times with: the coarse real-time clock, which lags the
+/// precise one by up to a scheduler tick. Read from the precise clock, a
+/// file the session made within a tick of its start would look older
+/// than the session (`policy::recover`).
+fn session_clock_ns() -> u64 {
+    use nix::time::{ClockId, clock_gettime};
+    clock_gettime(ClockId::CLOCK_REALTIME_COARSE).map_or(0, |t| {
+        u64::try_from(t.tv_sec())
+            .unwrap_or(0)
+            .saturating_mul(1_000_000_000)
+            .saturating_add(u64::try_from(t.tv_nsec()).unwrap_or(0))
+    })
+}
+
 /// Count one verdict into a session's state.
 pub fn count(s: &mut SessionState, now: u64, v: Counted<'_>) {
     s.checked += 1;
     s.first_at.get_or_insert(now);
-    s.first_at_ns.get_or_insert_with(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-    });
+    s.first_at_ns.get_or_insert_with(session_clock_ns);
     s.cwd = Some(v.cwd.to_string());
     if let Some(h) = v.harness {
         s.harness = Some(h.to_string());
