@@ -31,9 +31,11 @@ fi
 say "building with $toolchain (cargo build --release --locked, linked statically);"
 say "this takes a few minutes on a small machine: cargo's progress follows"
 cd "$repo"
-# `cargo rustc` passes +crt-static to the final link only; build scripts
-# and proc-macros of dependencies cannot be static (README: "Static link").
-if ! cargo rustc --release --locked --bin automode -- -C target-feature=+crt-static; then
+# `cargo rustc` passes the flags to the final link only; build scripts
+# and proc-macros of dependencies cannot be static. A static executable
+# that is not position-independent starts without relocating itself
+# (docs/testing.md, "Static link").
+if ! cargo rustc --release --locked --bin automode -- -C target-feature=+crt-static -C relocation-model=static; then
     say "static link failed; building a dynamically linked binary instead"
     cargo build --release --locked
 fi

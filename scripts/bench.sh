@@ -3,7 +3,7 @@
 # Usage: scripts/bench.sh [bench.py options, e.g. --rounds 1000 --mib 1024]
 set -eu
 cd "$(dirname "$0")/.."
-cargo rustc --release --locked --bin automode -- -C target-feature=+crt-static >/dev/null
+cargo rustc --release --locked --bin automode -- -C target-feature=+crt-static -C relocation-model=static >/dev/null
 # Time the binary as install/install.sh places it: a copy with a `bash`
 # link next to it. (The linker's own output file starts ~0.1 ms slower
 # here than a copy of it: its page cache is built from small writes.)
