@@ -499,6 +499,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_file_made_after_the_session_start_is_born_after_it() {
+        // The precise clock runs up to a tick ahead of the birth-time
+        // clock: read from it, this failed within a few tries.
+        let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap_or_else(|e| panic!("{e}"));
+        for i in 0..300 {
+            let start = session_clock_ns();
+            let f = dir.path().join(format!("f{i}"));
+            std::fs::write(&f, b"x").unwrap_or_else(|e| panic!("{e}"));
+            let Ok(born) = std::fs::metadata(&f).and_then(|m| m.created()) else {
+                eprintln!("skipped: {} has no birth times", dir.path().display());
+                return;
+            };
+            let born = born
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            assert!(born >= u128::from(start), "born {born} < start {start}");
+        }
+    }
+
+    #[test]
     fn parallel_updates_lose_nothing() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = Store::new(dir.path().to_path_buf(), "s/1 x".into());
