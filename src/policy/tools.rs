@@ -11,7 +11,7 @@ use std::path::Path;
 use super::git;
 use super::places::Places;
 use crate::shell::analysis::CommandInfo;
-use crate::shell::commands::{NameMap, name_map};
+use crate::shell::commands::NameIndex;
 
 /// What a command is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1325,11 +1325,8 @@ const TOOLS: &[Tool] = &[
     ),
 ];
 
-/// The table, indexed by name once.
-fn index() -> &'static NameMap<Tool> {
-    static INDEX: std::sync::OnceLock<NameMap<Tool>> = std::sync::OnceLock::new();
-    INDEX.get_or_init(|| name_map(TOOLS, |t| t.names))
-}
+/// The table by name.
+static BY_NAME: NameIndex<Tool> = NameIndex::new(TOOLS, |t| t.names);
 
 /// Options that make an otherwise routine or read-only program run
 /// another program, load code, reach the network or change the system:
@@ -1509,7 +1506,7 @@ const EXEC_OPTIONS: &[(&[&str], &[&str], &str)] = &[
 pub fn classify(call: &Call<'_>) -> Class {
     // `--version` / `--help` alone on a known name prints and exits;
     // `--help` anywhere among a known program's own options does too.
-    let known = index().contains_key(call.name) || call.name == "git";
+    let known = BY_NAME.get(call.name).is_some() || call.name == "git";
     if known
         && ((call.args.len() == 1
             && matches!(
@@ -1545,7 +1542,7 @@ pub fn classify(call: &Call<'_>) -> Class {
     if let Some(why) = supply_chain(call) {
         return Class::Review(why);
     }
-    let Some(tool) = index().get(call.name) else {
+    let Some(tool) = BY_NAME.get(call.name) else {
         return unknown(call);
     };
     match tool.judge {
@@ -3539,7 +3536,7 @@ pub fn judge(call: &Call<'_>) -> Class {
 
 /// The names the table knows (for tests and `automode defaults`).
 pub fn known_names() -> Vec<&'static str> {
-    let mut v: Vec<&str> = index().keys().copied().collect();
+    let mut v: Vec<&str> = BY_NAME.index().keys().copied().collect();
     v.sort_unstable();
     v
 }
@@ -3569,4 +3566,12 @@ pub fn describe() -> Vec<String> {
             format!("{kind:12} {names}: {}", t.reason)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_tool_table_finds_each_name_by_scan_and_by_index() {
+        crate::shell::commands::assert_scan_agrees_with_index(&super::BY_NAME);
+    }
 }

@@ -524,7 +524,7 @@ pub fn interpret(name: &str, args: &[Arg]) -> Vec<Action> {
     } else {
         base
     };
-    let Some(entry) = by_name().get(lookup) else {
+    let Some(entry) = BY_NAME.get(lookup) else {
         return Vec::new();
     };
     // Every handler gets each word with its value: a word resolved from
@@ -603,11 +603,80 @@ pub(crate) fn name_map<T>(
     m
 }
 
-/// The table indexed by command name (built once).
-fn by_name() -> &'static NameMap<Entry> {
-    static INDEX: std::sync::OnceLock<NameMap<Entry>> = std::sync::OnceLock::new();
-    INDEX.get_or_init(|| name_map(TABLE, |e| e.names))
+/// A table looked up by name. The first lookups scan it: a short script
+/// makes a handful, and indexing a table of a thousand names (hashing
+/// each, and the map's pages) costs more than they do. Past
+/// `SCANS_BEFORE_INDEX` the index is built, once. Either way a name listed
+/// twice finds its first entry.
+#[derive(Debug)]
+pub(crate) struct NameIndex<T: 'static> {
+    table: &'static [T],
+    names: fn(&T) -> &'static [&'static str],
+    map: std::sync::OnceLock<NameMap<T>>,
+    scans: std::sync::atomic::AtomicUsize,
 }
+
+/// Lookups by scanning before a table is indexed.
+const SCANS_BEFORE_INDEX: usize = 24;
+
+impl<T: Sync> NameIndex<T> {
+    pub(crate) const fn new(
+        table: &'static [T],
+        names: fn(&T) -> &'static [&'static str],
+    ) -> NameIndex<T> {
+        NameIndex {
+            table,
+            names,
+            map: std::sync::OnceLock::new(),
+            scans: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// The entry that lists `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<&'static T> {
+        if let Some(m) = self.map.get() {
+            return m.get(name).copied();
+        }
+        let scans = self
+            .scans
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if scans < SCANS_BEFORE_INDEX {
+            let table: &'static [T] = self.table;
+            return table.iter().find(|e| (self.names)(e).contains(&name));
+        }
+        self.index().get(name).copied()
+    }
+
+    /// The whole index (built now if it was not).
+    pub(crate) fn index(&self) -> &NameMap<T> {
+        self.map.get_or_init(|| name_map(self.table, self.names))
+    }
+}
+
+/// Every name of `ix`'s table finds the same entry by scanning as by the
+/// index.
+#[cfg(test)]
+pub(crate) fn assert_scan_agrees_with_index<T: Sync>(ix: &NameIndex<T>) {
+    let mut names = 0;
+    for e in ix.table {
+        for n in (ix.names)(e) {
+            let scanned = ix.table.iter().find(|e| (ix.names)(e).contains(n));
+            let indexed = ix.index().get(n).copied();
+            assert!(
+                scanned
+                    .zip(indexed)
+                    .is_some_and(|(a, b)| std::ptr::eq(a, b)),
+                "{n}"
+            );
+            names += 1;
+        }
+    }
+    assert!(names > 100, "{names} names");
+    assert!(ix.index().get("no-such-program-name").is_none());
+}
+
+/// The table by command name.
+static BY_NAME: NameIndex<Entry> = NameIndex::new(TABLE, |e| e.names);
 
 /// Is `name` (a basename) in any table? (Used for `command -v` etc.)
 pub fn is_known(name: &str) -> bool {
@@ -3200,6 +3269,18 @@ mod tests {
 
     fn lits(words: &[&str]) -> Vec<Arg> {
         words.iter().map(|w| Arg::literal(*w)).collect()
+    }
+
+    #[test]
+    fn the_command_table_finds_each_name_by_scan_and_by_index() {
+        assert_scan_agrees_with_index(&BY_NAME);
+        // The first lookups scan, later ones use the index: same answers.
+        let ix = NameIndex::new(TABLE, |e| e.names);
+        let first: Vec<_> = (0..SCANS_BEFORE_INDEX + 2)
+            .map(|_| ix.get("find").map(std::ptr::from_ref))
+            .collect();
+        assert!(first.windows(2).all(|w| w[0] == w[1] && w[0].is_some()));
+        assert!(ix.map.get().is_some(), "indexed after the scans");
     }
 
     #[test]
