@@ -104,6 +104,13 @@ impl Context {
         self.var(name).and_then(OsStr::to_str)
     }
 
+    /// Our own executable with every link resolved.
+    pub fn exe_canonical(&self) -> Option<PathBuf> {
+        self.exe
+            .as_deref()
+            .and_then(|e| std::fs::canonicalize(e).ok())
+    }
+
     /// The home directory: `$HOME`, else the passwd entry.
     pub fn home(&self) -> Option<PathBuf> {
         match self.var("HOME") {

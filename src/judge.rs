@@ -987,10 +987,7 @@ fn sandbox_inputs(
 /// (`home`: the home, canonical).
 fn places(ctx: &Context, cwd: &Path, home: Option<PathBuf>) -> Places {
     let xdg_config = ctx.var_str("XDG_CONFIG_HOME");
-    let exe = ctx
-        .exe
-        .as_deref()
-        .and_then(|e| std::fs::canonicalize(e).ok());
+    let exe = ctx.exe_canonical();
     let share = exe
         .as_deref()
         .and_then(Path::parent)

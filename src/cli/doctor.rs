@@ -62,11 +62,7 @@ fn checks(ctx: &Context, state_dir: Option<&Path>, online: bool) -> Vec<Check> {
         })
     };
     // The binary and its shims.
-    match ctx
-        .exe
-        .as_deref()
-        .and_then(|e| std::fs::canonicalize(e).ok())
-    {
+    match ctx.exe_canonical() {
         Some(exe) => add(
             "binary",
             Level::Ok,

@@ -102,9 +102,7 @@ pub(super) fn run(ctx: &Context, req: &Request) -> Result<String, String> {
         None => find_shim(ctx)?,
     };
     let exe = ctx
-        .exe
-        .as_deref()
-        .and_then(|e| std::fs::canonicalize(e).ok())
+        .exe_canonical()
         .ok_or("cannot find automode's own executable (/proc/self/exe)")?;
     let home = ctx.home().ok_or("HOME is not set")?;
     let plan = plan(ctx, harness, req.hook, &shim, &exe, &home)?;
@@ -152,14 +150,8 @@ fn find(name: &str) -> Result<&'static Harness, String> {
 /// Whether each harness is set to run this shim (`automode doctor`):
 /// (harness, pointed at it, what was found).
 pub(super) fn harness_states(ctx: &Context) -> Vec<(&'static str, bool, String)> {
-    let exe = ctx
-        .exe
-        .as_deref()
-        .and_then(|e| std::fs::canonicalize(e).ok());
-    let is_us = |p: &str| {
-        exe.as_deref()
-            .is_some_and(|e| std::fs::canonicalize(p).is_ok_and(|c| c == e))
-    };
+    let exe = ctx.exe_canonical();
+    let is_us = |p: &str| resolves_to(Path::new(p), exe.as_deref());
     let home = ctx.home().unwrap_or_default();
     let read = |p: &Path| -> Value {
         std::fs::read_to_string(p)
@@ -272,18 +264,17 @@ pub(super) fn harness_states(ctx: &Context) -> Vec<(&'static str, bool, String)>
     out
 }
 
+/// `p` is `exe` (already canonical) once its links are resolved.
+fn resolves_to(p: &Path, exe: Option<&Path>) -> bool {
+    exe.is_some_and(|e| std::fs::canonicalize(p).is_ok_and(|c| c == e))
+}
+
 /// The installed `bash` shim for this binary: `<prefix>/share/automode/
 /// shims/bash` next to `<prefix>/bin/automode`, else a `bash` on PATH
 /// that is this binary.
 pub(super) fn find_shim(ctx: &Context) -> Result<PathBuf, String> {
-    let exe = ctx
-        .exe
-        .as_deref()
-        .and_then(|e| std::fs::canonicalize(e).ok());
-    let is_us = |p: &Path| {
-        exe.as_deref()
-            .is_some_and(|e| std::fs::canonicalize(p).is_ok_and(|c| c == e))
-    };
+    let exe = ctx.exe_canonical();
+    let is_us = |p: &Path| resolves_to(p, exe.as_deref());
     let beside = exe
         .as_deref()
         .and_then(Path::parent)

@@ -64,6 +64,27 @@ impl<T> Sourced<T> {
     }
 }
 
+/// A layer's value, when it gives one, replaces the slot's (with the
+/// layer as its source).
+fn overlay<T>(slot: &mut Sourced<T>, value: Option<T>, source: &Source) {
+    if let Some(value) = value {
+        *slot = Sourced {
+            value,
+            source: source.clone(),
+        };
+    }
+}
+
+/// `overlay` for a setting that has no built-in value.
+fn overlay_some<T>(slot: &mut Option<Sourced<T>>, value: Option<T>, source: &Source) {
+    if let Some(value) = value {
+        *slot = Some(Sourced {
+            value,
+            source: source.clone(),
+        });
+    }
+}
+
 /// A permission rule as configured.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleEntry {
@@ -1317,12 +1338,7 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind, locks:
             }
         }
         if classifier_ok {
-            if let Some(m) = classifier_model {
-                cfg.classifier_model = Some(Sourced {
-                    value: m,
-                    source: source.clone(),
-                });
-            }
+            overlay_some(&mut cfg.classifier_model, classifier_model, &source);
             for (name, settings) in providers.unwrap_or_default() {
                 let entry = cfg
                     .providers
@@ -1331,60 +1347,30 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind, locks:
                 entry.0.overlay(&settings);
                 entry.1 = source.clone();
             }
-            if let Some(t) = classifier_timeout_ms {
-                cfg.classifier_timeout_ms = Sourced {
-                    value: t,
-                    source: source.clone(),
-                };
-            }
-            if let Some(r) = classifier_reasoning_level {
-                cfg.classifier_reasoning_level = Some(Sourced {
-                    value: r,
-                    source: source.clone(),
-                });
-            }
-            if let Some(LogLayer {
-                classifier_io: Some(v),
-            }) = log
-            {
-                cfg.log_classifier_io = Sourced {
-                    value: v,
-                    source: source.clone(),
-                };
-            }
-            if let Some(v) = allow_terminal_input {
-                cfg.allow_terminal_input = Sourced {
-                    value: v,
-                    source: source.clone(),
-                };
-            }
-            if let Some(v) = approval_ttl_seconds {
-                cfg.approval_ttl_seconds = Sourced {
-                    value: v,
-                    source: source.clone(),
-                };
-            }
-            if let Some(v) = ask_command {
-                cfg.ask_command = Some(Sourced {
-                    value: match v {
-                        AskCommand::Program(p) => vec![p],
-                        AskCommand::Argv(a) => a,
-                    },
-                    source: source.clone(),
-                });
-            }
-            if let Some(v) = ask_timeout_seconds {
-                cfg.ask_timeout_seconds = Sourced {
-                    value: v,
-                    source: source.clone(),
-                };
-            }
-            if let Some(v) = ask_on_terminal {
-                cfg.ask_on_terminal = Sourced {
-                    value: v,
-                    source: source.clone(),
-                };
-            }
+            overlay(
+                &mut cfg.classifier_timeout_ms,
+                classifier_timeout_ms,
+                &source,
+            );
+            overlay_some(
+                &mut cfg.classifier_reasoning_level,
+                classifier_reasoning_level,
+                &source,
+            );
+            overlay(
+                &mut cfg.log_classifier_io,
+                log.and_then(|l| l.classifier_io),
+                &source,
+            );
+            overlay(&mut cfg.allow_terminal_input, allow_terminal_input, &source);
+            overlay(&mut cfg.approval_ttl_seconds, approval_ttl_seconds, &source);
+            let ask_argv = ask_command.map(|v| match v {
+                AskCommand::Program(p) => vec![p],
+                AskCommand::Argv(a) => a,
+            });
+            overlay_some(&mut cfg.ask_command, ask_argv, &source);
+            overlay(&mut cfg.ask_timeout_seconds, ask_timeout_seconds, &source);
+            overlay(&mut cfg.ask_on_terminal, ask_on_terminal, &source);
         }
         if set("autoMode.enabled", enabled.is_some())
             && let Some(v) = enabled
@@ -1534,16 +1520,7 @@ fn apply_sandbox(
         pass_env,
         max_file_bytes,
     } = layer;
-    let sourced = |v| Sourced {
-        value: v,
-        source: source.clone(),
-    };
-    if let Some(v) = mode {
-        cfg.mode = Sourced {
-            value: v,
-            source: source.clone(),
-        };
-    }
+    overlay(&mut cfg.mode, mode, source);
     for (key, list, given) in [
         ("sandbox.write", &mut cfg.write, write),
         ("sandbox.caches", &mut cfg.caches, caches),
@@ -1555,21 +1532,9 @@ fn apply_sandbox(
             merge_list_locked(list, v, source, appends(key));
         }
     }
-    if let Some(v) = protect_mode {
-        cfg.protect_mode = Sourced {
-            value: v,
-            source: source.clone(),
-        };
-    }
-    if let Some(v) = network {
-        cfg.network = Sourced {
-            value: v,
-            source: source.clone(),
-        };
-    }
-    if let Some(Bytes64(v)) = max_file_bytes {
-        cfg.max_file_bytes = sourced(v);
-    }
+    overlay(&mut cfg.protect_mode, protect_mode, source);
+    overlay(&mut cfg.network, network, source);
+    overlay(&mut cfg.max_file_bytes, max_file_bytes.map(|b| b.0), source);
 }
 
 /// Set `autoMode.classifierModel`-style keys in the global file (user
