@@ -107,7 +107,6 @@ pub fn read_stdin(timeout: Duration) -> Result<Vec<u8>, ScriptError> {
     let deadline = Instant::now() + timeout;
     let stdin = std::io::stdin();
     let mut text = Vec::new();
-    let mut buf = [0u8; 64 * 1024];
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
@@ -129,10 +128,12 @@ pub fn read_stdin(timeout: Duration) -> Result<Vec<u8>, ScriptError> {
                 ));
             }
         }
-        match nix::unistd::read(&stdin, &mut buf) {
+        // Read straight into the script (a 64 KiB buffer on the stack
+        // was probed page by page in every command's start, this path
+        // taken or not).
+        match crate::exec::read_spare(std::os::fd::AsFd::as_fd(&stdin), &mut text, 64 * 1024) {
             Ok(0) => break,
-            Ok(n) => {
-                text.extend_from_slice(&buf[..n]);
+            Ok(_) => {
                 if text.len() > MAX_SCRIPT_BYTES {
                     return Err(ScriptError::TooLarge("script on standard input".into()));
                 }

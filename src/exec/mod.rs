@@ -84,6 +84,16 @@ pub fn dir_entries(
     unix::dir_entries(dir)
 }
 
+/// Read at most `want` bytes from `fd`, appended to `buf` without zeroing
+/// its new room first (0: the end of the stream).
+pub fn read_spare(
+    fd: std::os::fd::BorrowedFd<'_>,
+    buf: &mut Vec<u8>,
+    want: usize,
+) -> nix::Result<usize> {
+    unix::read_spare(fd, buf, want)
+}
+
 /// Add a path-beneath rule to a Landlock ruleset (the `landlock` crate
 /// creates the ruleset; this adds rules without its per-rule `fstat`,
 /// for the hundreds a command's ruleset can have).

@@ -250,15 +250,14 @@ impl Stream {
         let Some(src) = self.src.as_ref() else {
             return Step::Eof;
         };
-        let mut buf = vec![0u8; want];
-        let n = match nix::unistd::read(src, &mut buf) {
+        let mut buf = Vec::new();
+        let n = match unix::read_spare(src.as_fd(), &mut buf, want) {
             Ok(0) => return Step::Eof,
             Ok(n) => n,
             Err(Errno::EAGAIN) => return Step::SourceEmpty,
             Err(Errno::EINTR) => return Step::Moved(0),
             Err(_) => return Step::Eof,
         };
-        buf.truncate(n);
         if let Some(tail) = &mut self.tail {
             tail.extend_from_slice(&buf);
             let excess = tail.len().saturating_sub(TAIL_BYTES);
