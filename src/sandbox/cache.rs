@@ -273,8 +273,9 @@ fn prune(dir: &Path) {
 }
 
 /// The key for these inputs: a SHA-256 of their `Debug` text (with the
-/// automode version and the entry format), streamed into the hash rather
-/// than built as a string (the configuration alone is a few KiB).
+/// automode version, a digest of the sources it was built from — its
+/// built-in tables are part of every plan — and the entry format),
+/// streamed into the hash rather than built as a string.
 pub fn key(parts: &[&dyn std::fmt::Debug]) -> String {
     use sha2::{Digest, Sha256};
     use std::fmt::Write as _;
@@ -286,7 +287,12 @@ pub fn key(parts: &[&dyn std::fmt::Debug]) -> String {
         }
     }
     let mut h = Hashing(Sha256::new());
-    let _ = write!(h, "{} {FORMAT}", env!("CARGO_PKG_VERSION"));
+    let _ = write!(
+        h,
+        "{} {} {FORMAT}",
+        env!("CARGO_PKG_VERSION"),
+        env!("AUTOMODE_SOURCE_DIGEST")
+    );
     for p in parts {
         let _ = write!(h, "\n{p:?}");
     }

@@ -628,13 +628,78 @@ fn cache_for(inp: &OwnedInputs, abi: u32, state: &Path) -> cache::Cache {
         &abi,
         &user_namespaces_possible(),
         &nix::unistd::geteuid().as_raw(),
-        &inp.config,
+        &ConfigKey(&inp.config),
         &inp.places,
         &inp.project,
         &inp.keep,
         &inp.classifier_key,
     ]);
     cache::Cache::new(state, key)
+}
+
+/// The sandbox settings as the cache key takes them: a list that is still
+/// the built-in one as `=` (the tables are part of the build, which the
+/// key names), any other by its values; without their sources, which the
+/// plan does not use. (The whole configuration's `Debug` text is ~4 KiB,
+/// and hashing it was most of the key's cost.)
+struct ConfigKey<'a>(&'a crate::config::SandboxConfig);
+
+impl std::fmt::Debug for ConfigKey<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        fn list<'a>(
+            f: &mut std::fmt::Formatter<'_>,
+            name: &str,
+            items: &[crate::config::Sourced<String>],
+            builtin: impl Iterator<Item = &'a str>,
+        ) -> std::fmt::Result {
+            if items.iter().map(|i| i.value.as_str()).eq(builtin) {
+                write!(f, "{name}=;")
+            } else {
+                write!(f, "{name}")?;
+                f.debug_list()
+                    .entries(items.iter().map(|i| &i.value))
+                    .finish()?;
+                write!(f, ";")
+            }
+        }
+        // Every field named: a new setting cannot be left out of the key.
+        let crate::config::SandboxConfig {
+            mode,
+            write,
+            caches,
+            read_deny,
+            protect,
+            protect_mode,
+            network,
+            pass_env,
+            max_file_bytes,
+        } = self.0;
+        list(f, "write", write, DEFAULT_WRITE.iter().map(|(p, _)| *p))?;
+        list(
+            f,
+            "caches",
+            caches,
+            DEFAULT_CACHES.iter().map(|(p, _, _)| *p),
+        )?;
+        list(
+            f,
+            "readDeny",
+            read_deny,
+            DEFAULT_READ_DENY.iter().map(|(p, _)| *p),
+        )?;
+        list(
+            f,
+            "protect",
+            protect,
+            DEFAULT_PROTECT.iter().map(|(p, _)| *p),
+        )?;
+        list(f, "passEnv", pass_env, std::iter::empty())?;
+        write!(
+            f,
+            "mode{:?};protectMode{:?};network{:?};maxFileBytes{:?}",
+            mode.value, protect_mode.value, network.value, max_file_bytes.value
+        )
+    }
 }
 
 /// What the verdict adds for this one command.

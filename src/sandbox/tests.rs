@@ -533,3 +533,68 @@ fn the_cached_plan_is_used_until_what_it_was_built_from_changes() {
     std::fs::write(project.join("src/main.rs"), "fn main() {}\n").unwrap();
     assert!(hit(&inp, abi, &state));
 }
+
+#[test]
+fn the_cache_key_changes_with_every_sandbox_setting_and_not_with_sources() {
+    use crate::config::{Source, Sourced};
+    let base = crate::config::load(&crate::config::LoadInput {
+        managed: None,
+        home: None,
+        xdg_config_home: None,
+        cwd: None,
+        inline: None,
+    })
+    .unwrap()
+    .sandbox;
+    let text = |c: &crate::config::SandboxConfig| format!("{:?}", ConfigKey(c));
+    // The built-in lists are named, not spelled out.
+    assert!(text(&base).contains("readDeny=;"), "{}", text(&base));
+    assert!(text(&base).len() < 200, "{}", text(&base));
+    let changed: Vec<crate::config::SandboxConfig> = {
+        let s = |v: &str| Sourced {
+            value: v.to_string(),
+            source: Source::Inline,
+        };
+        let mut out = Vec::new();
+        for i in 0..5 {
+            let mut c = base.clone();
+            let l = match i {
+                0 => &mut c.write,
+                1 => &mut c.caches,
+                2 => &mut c.read_deny,
+                3 => &mut c.protect,
+                _ => &mut c.pass_env,
+            };
+            l.push(s("/x"));
+            out.push(c.clone());
+            // One built-in entry fewer is another key too.
+            if let Some(first) = c.read_deny.first().cloned() {
+                let mut d = base.clone();
+                d.read_deny.retain(|e| *e != first);
+                out.push(d);
+            }
+        }
+        let mut c = base.clone();
+        c.mode.value = crate::sandbox::Mode::Require;
+        out.push(c);
+        let mut c = base.clone();
+        c.protect_mode.value = crate::sandbox::ProtectMode::Restore;
+        out.push(c);
+        let mut c = base.clone();
+        c.network.value = crate::sandbox::Network::Deny;
+        out.push(c);
+        let mut c = base.clone();
+        c.max_file_bytes.value += 1;
+        out.push(c);
+        out
+    };
+    for c in &changed {
+        assert_ne!(text(c), text(&base), "{c:?}");
+    }
+    // The same values from another source: the same plan, the same key.
+    let mut c = base.clone();
+    for e in &mut c.read_deny {
+        e.source = Source::Inline;
+    }
+    assert_eq!(text(&c), text(&base));
+}
