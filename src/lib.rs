@@ -20,6 +20,7 @@ pub mod limits;
 pub mod nested;
 pub mod person;
 pub mod policy;
+pub mod procfs;
 pub mod realshell;
 pub mod record;
 pub mod report;

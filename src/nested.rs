@@ -55,16 +55,16 @@ pub struct ProcStat {
 /// Parse /proc/<pid>/stat (the command name may contain spaces and
 /// parentheses, so fields are counted after the last ')').
 pub fn proc_stat(pid: i32) -> Option<ProcStat> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let text = crate::procfs::read(format!("/proc/{pid}/stat"))?;
     parse_stat(&text)
 }
 
 /// This process's /proc/self/stat, read once (its start time and memory
 /// layout do not change; the marker, the audit record and the supervisor
-/// all need it, and a read is seven system calls).
+/// all need it).
 pub fn own_stat_text() -> Option<&'static str> {
     static TEXT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    TEXT.get_or_init(|| std::fs::read_to_string("/proc/self/stat").ok())
+    TEXT.get_or_init(|| crate::procfs::read("/proc/self/stat"))
         .as_deref()
 }
 

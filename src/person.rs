@@ -78,9 +78,7 @@ const PERSON_PARENTS: &[(&str, bool, &str)] = &[
 /// why.
 pub fn person_parent() -> Option<(String, &'static str)> {
     let ppid = nix::unistd::getppid().as_raw();
-    let comm = std::fs::read_to_string(format!("/proc/{ppid}/comm"))
-        .ok()
-        .map(|c| c.trim_end().to_string());
+    let comm = crate::procfs::read(format!("/proc/{ppid}/comm")).map(|c| c.trim_end().to_string());
     let exe = std::fs::read_link(format!("/proc/{ppid}/exe"))
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));

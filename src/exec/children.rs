@@ -131,7 +131,7 @@ impl Tree {
 fn direct_children() -> Vec<Pid> {
     let me = std::process::id();
     let path = format!("/proc/self/task/{me}/children");
-    if let Ok(text) = std::fs::read_to_string(&path) {
+    if let Some(text) = crate::procfs::read(&path) {
         return text
             .split_whitespace()
             .filter_map(|w| w.parse::<i32>().ok())

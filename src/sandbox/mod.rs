@@ -1056,11 +1056,7 @@ pub fn plan(inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Plan {
 /// stopped by a sysctl or an AppArmor policy; the attempt in the child is
 /// the real test, this only avoids a doomed one.)
 pub fn user_namespaces_possible() -> bool {
-    let read = |p: &str| {
-        std::fs::read_to_string(p)
-            .ok()
-            .map(|s| s.trim().to_string())
-    };
+    let read = |p: &str| crate::procfs::read(p).map(|s| s.trim().to_string());
     if read("/proc/sys/user/max_user_namespaces").as_deref() == Some("0") {
         return false;
     }

@@ -347,22 +347,28 @@ impl Builder {
     }
 
     /// Create the ruleset and add rules as remembered (`cache`): each
-    /// path opened again, relative to its directory when the one before
-    /// was its sibling. A path gone since is skipped (less access).
+    /// path opened again, relative to its directory (each directory
+    /// opened once). A path gone since is skipped (less access).
     pub fn from_specs(specs: &[GrantSpec], abi: u32) -> Result<Builder, String> {
         let mut b = Builder::empty(abi)?;
         let flags = OFlag::O_PATH | OFlag::O_CLOEXEC | OFlag::O_NOFOLLOW;
-        let mut dir: Option<(&Path, OwnedFd)> = None;
+        // The directories opened so far (a carved directory's siblings
+        // come in several runs: `/` before and after the homes carved
+        // below it); `None`: it could not be opened.
+        let mut dirs: Vec<(&Path, Option<OwnedFd>)> = Vec::new();
         for s in specs {
             let fd = match (s.path.parent(), s.path.file_name()) {
                 (Some(parent), Some(name)) => {
-                    if dir.as_ref().is_none_or(|(d, _)| *d != parent) {
-                        dir = open(parent, flags | OFlag::O_DIRECTORY, Mode::empty())
-                            .ok()
-                            .map(|fd| (parent, fd));
-                    }
-                    match &dir {
-                        Some((_, d)) => openat(d, name, flags, Mode::empty()),
+                    let at = match dirs.iter().position(|(d, _)| *d == parent) {
+                        Some(at) => at,
+                        None => {
+                            let fd = open(parent, flags | OFlag::O_DIRECTORY, Mode::empty()).ok();
+                            dirs.push((parent, fd));
+                            dirs.len() - 1
+                        }
+                    };
+                    match &dirs[at].1 {
+                        Some(d) => openat(d, name, flags, Mode::empty()),
                         None => continue,
                     }
                 }
@@ -372,6 +378,8 @@ impl Builder {
             let rights = BitFlags::<AccessFs>::from_bits_truncate(s.rights) & b.handled;
             b.rule(&s.path, fd, rights, s.is_dir)?;
         }
+        // Closed with the rules' own, once the command has started.
+        b.held.extend(dirs.into_iter().filter_map(|(_, fd)| fd));
         Ok(b)
     }
 
