@@ -92,16 +92,137 @@ pub struct SandboxDecision {
     pub ruleset: Option<Result<std::os::fd::OwnedFd, String>>,
     /// The widening the script asked for.
     pub widening: Option<sandbox::widen::Widening>,
-    /// `sandbox.mode` as configured.
+    /// `sandbox.mode` as configured, and where.
     pub mode: sandbox::Mode,
+    pub mode_source: String,
+    /// The user approved this one command's `AUTOMODE_SANDBOX=off`
+    /// (who: the approval's channel).
+    pub lifted: Option<String>,
+}
+
+/// How a command runs: the one value the shim and `automode exec` act
+/// on. There is no third way: a command runs confined by its plan, or
+/// unconfined because the user chose so.
+#[derive(Debug)]
+pub enum Run<'a> {
+    /// Under this plan, with its Landlock ruleset.
+    Confined {
+        plan: &'a sandbox::Plan,
+        ruleset: std::os::fd::OwnedFd,
+    },
+    /// With the user's own rights, for the user's reason.
+    Unconfined(Unconfined),
+}
+
+/// The only reasons a command runs unconfined: each is the user's (or
+/// the administrator's) own choice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unconfined {
+    /// `sandbox.mode: "off"`, set in this file.
+    ModeOff { source: String },
+    /// `sandbox.mode: "auto"`, and the kernel cannot enforce it (why).
+    KernelCannot { why: String },
+    /// The user approved this command's `AUTOMODE_SANDBOX=off` (how).
+    Lifted { by: String },
+}
+
+/// Why a command cannot run as decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// `sandbox.mode: "require"` and the kernel cannot enforce it (why).
+    Required(String),
+    /// The sandbox could not be set up, or its state makes no sense.
+    Failed(String),
+}
+
+impl Unconfined {
+    /// For messages and the audit log.
+    pub fn describe(&self) -> String {
+        match self {
+            Unconfined::ModeOff { source } => format!("sandbox.mode is \"off\" ({source})"),
+            Unconfined::KernelCannot { why } => {
+                format!("sandbox.mode is \"auto\" and the kernel cannot enforce it: {why}")
+            }
+            Unconfined::Lifted { by } => {
+                format!("the user approved AUTOMODE_SANDBOX=off for this command ({by})")
+            }
+        }
+    }
 }
 
 impl SandboxDecision {
+    /// How the command runs, given its ruleset (taken out of `self.ruleset`
+    /// by the caller, so the decision can still be recorded). Anything
+    /// but an enforced plan with its ruleset, or one of the user's
+    /// reasons to run unconfined, is an error: the command does not run.
+    pub fn run(
+        &self,
+        ruleset: Option<Result<std::os::fd::OwnedFd, String>>,
+    ) -> Result<Run<'_>, Refused> {
+        use sandbox::{Mode, Status};
+        let failed = |why: &str| Err(Refused::Failed(why.to_string()));
+        if let Some(by) = &self.lifted {
+            return match (self.mode, &self.plan) {
+                (Mode::Require, _) => failed(
+                    "AUTOMODE_SANDBOX=off cannot lift the sandbox: sandbox.mode is \"require\"",
+                ),
+                (_, Some(_)) => failed("the sandbox was lifted, yet a plan was built for it"),
+                _ => Ok(Run::Unconfined(Unconfined::Lifted { by: by.clone() })),
+            };
+        }
+        match (&self.status, self.mode) {
+            (Status::Enforced { .. }, Mode::Auto | Mode::Require) => match (&self.plan, ruleset) {
+                (Some(plan), Some(Ok(fd))) => Ok(Run::Confined { plan, ruleset: fd }),
+                (_, Some(Err(why))) => Err(Refused::Failed(why)),
+                _ => failed(
+                    "the sandbox is enforced here, but no ruleset was built for this command",
+                ),
+            },
+            (Status::Off, Mode::Off) => Ok(Run::Unconfined(Unconfined::ModeOff {
+                source: self.mode_source.clone(),
+            })),
+            (Status::Unavailable { why }, Mode::Auto) => {
+                Ok(Run::Unconfined(Unconfined::KernelCannot {
+                    why: why.clone(),
+                }))
+            }
+            (Status::Unavailable { why }, Mode::Require) => Err(Refused::Required(why.clone())),
+            (status, mode) => Err(Refused::Failed(format!(
+                "the sandbox's state ({status:?}) does not agree with sandbox.mode {mode:?}"
+            ))),
+        }
+    }
+
+    /// What the decision record says is enforced: the plan's summary, or
+    /// why the command runs unconfined (before the command starts; the
+    /// outcome record says what the child applied).
+    fn confinement_json(&self) -> serde_json::Value {
+        if let Some(by) = &self.lifted {
+            return serde_json::json!({"state": "unconfined", "because": Unconfined::Lifted { by: by.clone() }.describe()});
+        }
+        match (&self.status, &self.plan) {
+            (sandbox::Status::Enforced { abi }, Some(p)) => serde_json::json!({
+                "state": "confined",
+                "abi": abi,
+                "namespace": p.namespace,
+                "network": p.network,
+            }),
+            (sandbox::Status::Off, _) => {
+                serde_json::json!({"state": "unconfined", "because": Unconfined::ModeOff { source: self.mode_source.clone() }.describe()})
+            }
+            (sandbox::Status::Unavailable { why }, _) if self.mode == sandbox::Mode::Auto => {
+                serde_json::json!({"state": "unconfined", "because": Unconfined::KernelCannot { why: why.clone() }.describe()})
+            }
+            _ => serde_json::json!({"state": "refused"}),
+        }
+    }
+
     /// The audit record's summary: what decides, not every path.
     pub fn to_audit_json(&self) -> serde_json::Value {
         serde_json::json!({
             "mode": self.mode,
             "status": self.status,
+            "confinement": self.confinement_json(),
             "widening": self.widening.as_ref().map(sandbox::widen::Widening::describe),
             "grants": self.plan.as_ref().map(|p| p.extra_write.iter().map(|(w, why)| serde_json::json!({"path": w.display().to_string(), "why": why})).collect::<Vec<_>>()),
             "withheld_env": self.plan.as_ref().map(|p| &p.withheld_env),
@@ -116,6 +237,7 @@ impl SandboxDecision {
         let mut value = serde_json::json!({
             "mode": self.mode,
             "status": self.status,
+            "confinement": self.confinement_json(),
             "widening": self.widening.as_ref().map(sandbox::widen::Widening::describe),
         });
         if let (Some(obj), Some(p)) = (value.as_object_mut(), &self.plan) {
@@ -399,7 +521,8 @@ impl Judge {
             };
             let verdict = if let Some(a) = refused_or_waiting.take() {
                 answered(local, &a)
-            } else if local.decision == Decision::Classify
+            } else if (local.decision == Decision::Classify
+                || (local.decision == Decision::Ask && local.rule == policy::SANDBOX_OFF))
                 && let Some(a) = used.as_ref().filter(|a| a.review)
             {
                 reviewed_by_user(local, a)
@@ -470,10 +593,24 @@ impl Judge {
             .then(|| classifier::provider::resolve(&self.config, &var).ok())
             .flatten()
             .map(|p| p.key_env);
+        // `deniedPaths` are secrets too: the sandbox keeps every command
+        // out of them, for reading and writing, whatever names them.
+        let mut settings = self.config.sandbox.clone();
+        for d in &self.config.denied_paths {
+            let value = if d.value == "~" || d.value.starts_with("~/") || d.value.starts_with('/') {
+                d.value.clone()
+            } else {
+                cwd.join(&d.value).to_string_lossy().into_owned()
+            };
+            settings.read_deny.push(config::Sourced {
+                value,
+                source: d.source.clone(),
+            });
+        }
         sandbox_inputs(
             ctx,
             cwd,
-            &self.config.sandbox,
+            &settings,
             Places {
                 cwd: cwd.to_path_buf(),
                 ..self.places.clone()
@@ -548,30 +685,33 @@ impl Judge {
             base,
         } = ask;
         let mode = self.config.sandbox.mode.value;
+        let mode_source = self.config.sandbox.mode.source.to_string();
         let approved = verdict.is_some_and(|v| {
             v.decision == Decision::Allow
                 && matches!(v.tier, policy::Tier::Classifier | policy::Tier::AllowRule)
         });
-        let mut status = self.kernel.status(mode);
-        if widening == Some(sandbox::widen::Widening::SandboxOff) {
-            if approved && mode != sandbox::Mode::Require {
-                status = sandbox::Status::Off;
-            }
+        let status = self.kernel.status(mode);
+        // Only the user lifts the sandbox, by approving this very command
+        // (never the classifier, an allow rule or auto mode being off);
+        // an `AUTOMODE_SANDBOX=off` not granted so runs confined.
+        let lifted = verdict
+            .filter(|v| {
+                widening == Some(sandbox::widen::Widening::SandboxOff)
+                    && status.enforced()
+                    && mode != sandbox::Mode::Require
+                    && v.decision == Decision::Allow
+                    && v.rule == policy::USER_APPROVAL
+            })
+            .map(|v| v.source.clone());
+        if lifted.is_some() || !status.enforced() {
             return SandboxDecision {
                 status,
                 plan: None,
                 ruleset: None,
                 widening,
                 mode,
-            };
-        }
-        if !status.enforced() {
-            return SandboxDecision {
-                status,
-                plan: None,
-                ruleset: None,
-                widening,
-                mode,
+                mode_source,
+                lifted,
             };
         }
         let (owned, prepared) = match base {
@@ -629,6 +769,8 @@ impl Judge {
             ruleset: Some(ruleset),
             widening,
             mode,
+            mode_source,
+            lifted: None,
         }
     }
 
@@ -873,7 +1015,7 @@ fn no_classifier(
         return Verdict::new(
             Decision::Allow,
             policy::Tier::Classifier,
-            "user-approval",
+            policy::USER_APPROVAL,
             "automode approve",
             format!("the user approved it, and {why}, so the approval stands alone"),
         );
@@ -930,7 +1072,7 @@ fn reviewed_by_user(local: Verdict, ask: &approval::Ask) -> Verdict {
     let mut v = Verdict::new(
         Decision::Allow,
         policy::Tier::Classifier,
-        "user-approval",
+        policy::USER_APPROVAL,
         ask.decided_by
             .clone()
             .unwrap_or_else(|| "automode approve".into()),
@@ -1159,5 +1301,69 @@ fn prepare(ctx: &Context, env: &Judge, original: &str, login: Option<bool>) -> P
         text,
         wrapped: Some(w),
         internal: None,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use sandbox::{Mode, Status};
+
+    fn decision(status: Status, mode: Mode, plan: bool, lifted: bool) -> SandboxDecision {
+        SandboxDecision {
+            status,
+            plan: plan.then(sandbox::Plan::default),
+            ruleset: None,
+            widening: None,
+            mode,
+            mode_source: "test".into(),
+            lifted: lifted.then(|| "automode approve".to_string()),
+        }
+    }
+
+    fn fd() -> std::os::fd::OwnedFd {
+        std::fs::File::open("/dev/null").unwrap().into()
+    }
+
+    #[test]
+    fn a_command_runs_confined_or_unconfined_only_for_the_users_reasons() {
+        let enforced = || Status::Enforced { abi: 7 };
+        let no = |why: &str| Status::Unavailable { why: why.into() };
+        // Enforced: only with a plan and its ruleset.
+        let d = decision(enforced(), Mode::Auto, true, false);
+        assert!(matches!(d.run(Some(Ok(fd()))), Ok(Run::Confined { .. })));
+        assert!(matches!(d.run(None), Err(Refused::Failed(_))));
+        assert!(matches!(
+            d.run(Some(Err("no".into()))),
+            Err(Refused::Failed(_))
+        ));
+        let d = decision(enforced(), Mode::Require, false, false);
+        assert!(matches!(d.run(Some(Ok(fd()))), Err(Refused::Failed(_))));
+        // The user's reasons.
+        let d = decision(Status::Off, Mode::Off, false, false);
+        assert!(matches!(
+            d.run(None),
+            Ok(Run::Unconfined(Unconfined::ModeOff { .. }))
+        ));
+        let d = decision(no("old kernel"), Mode::Auto, false, false);
+        assert!(matches!(
+            d.run(None),
+            Ok(Run::Unconfined(Unconfined::KernelCannot { .. }))
+        ));
+        let d = decision(enforced(), Mode::Auto, false, true);
+        assert!(matches!(
+            d.run(None),
+            Ok(Run::Unconfined(Unconfined::Lifted { .. }))
+        ));
+        // Anything else refuses.
+        let d = decision(no("old kernel"), Mode::Require, false, false);
+        assert!(matches!(d.run(None), Err(Refused::Required(_))));
+        let d = decision(enforced(), Mode::Require, false, true);
+        assert!(matches!(d.run(None), Err(Refused::Failed(_))));
+        let d = decision(Status::Off, Mode::Auto, false, false);
+        assert!(matches!(d.run(None), Err(Refused::Failed(_))));
+        let d = decision(enforced(), Mode::Auto, true, true);
+        assert!(matches!(d.run(Some(Ok(fd()))), Err(Refused::Failed(_))));
     }
 }

@@ -14,6 +14,7 @@ use crate::exec::{
     self, ChildStatus, Confinement, ExecError, ExecPlan, Namespace, Outcome, Termination,
 };
 use crate::exit::Exit;
+use crate::judge::{Run, Unconfined};
 use crate::limits::Limits;
 use crate::report;
 use crate::sandbox::protect::Snapshot;
@@ -29,34 +30,37 @@ pub struct Launch<'a> {
     pub extra_env: &'a [(String, String)],
     /// Give the command our stdin (a terminal the user lets through).
     pub terminal_stdin: bool,
-    /// The sandbox it runs in (`None`: unconfined): the plan, and its
-    /// Landlock ruleset (closed once the command has started).
-    pub sandbox: Option<(&'a Plan, OwnedFd)>,
+    /// How it runs: confined by a plan and its Landlock ruleset (closed
+    /// once the command has started), or unconfined for the user's
+    /// reason.
+    pub run: Run<'a>,
     /// Its working directory (for the sandbox's hints).
     pub cwd: &'a Path,
 }
 
-/// Run under supervision and report how it ended. `on_start` runs once
-/// the command is running (bookkeeping that can overlap its start).
+/// Run under supervision and report how it ended, with what was
+/// enforced for the command (for the audit's outcome record: what the
+/// child reported it applied, or why it ran unconfined). `on_start` runs
+/// once the command is running (bookkeeping that can overlap its start).
 pub fn supervise(
     ctx: &Context,
     launch: Launch<'_>,
     on_start: &mut dyn FnMut(),
-) -> (Exit, Option<Outcome>) {
+) -> (Exit, Option<Outcome>, serde_json::Value) {
     let Launch {
         program,
         argv,
         limits,
         extra_env,
         terminal_stdin,
-        sandbox,
+        run,
         cwd,
     } = launch;
     let workspace = match &ctx.workspace {
         Ok(ws) => ws.clone(),
         Err(why) => {
             report::exec_error(&ExecError::WorkspaceChanged(why.clone()));
-            return (Exit::Blocked, None);
+            return (Exit::Blocked, None, not_started());
         }
     };
     let mut env = ctx.env.clone();
@@ -64,9 +68,9 @@ pub fn supervise(
         env.retain(|(name, _)| name != k.as_str());
         env.push((OsString::from(k), OsString::from(v)));
     }
-    let (mut plan_now, mut ruleset) = match sandbox {
-        Some((p, fd)) => (Some(p.clone()), Some(fd)),
-        None => (None, None),
+    let (mut plan_now, mut ruleset, unconfined) = match run {
+        Run::Confined { plan, ruleset } => (Some(plan.clone()), Some(ruleset), None),
+        Run::Unconfined(why) => (None, None, Some(why)),
     };
     if let Some(p) = &plan_now {
         env.retain(|(name, _)| !p.withheld_env.iter().any(|w| name == w.as_str()));
@@ -108,7 +112,8 @@ pub fn supervise(
                 if let Some(p) = &plan_now {
                     after_confined(&outcome, exit, p, cwd);
                 }
-                (exit, Some(outcome))
+                let enforced = enforced(plan_now.as_ref(), unconfined.as_ref(), outcome.applied);
+                (exit, Some(outcome), enforced)
             }
             // No user namespace after all (a container, a restricting
             // AppArmor profile): nothing ran, so run it again with the
@@ -120,14 +125,14 @@ pub fn supervise(
             }) if plan_now.as_ref().is_some_and(may_fall_back) => {
                 report::sandbox_namespace_fallback(&step);
                 let Some(plan) = plan_now.as_mut() else {
-                    return (Exit::Internal, None);
+                    return (Exit::Internal, None, not_started());
                 };
                 plan.without_namespace();
                 match sandbox::rules::Builder::new(plan, plan.abi) {
                     Ok(b) => ruleset = Some(b.finish()),
                     Err(why) => {
                         report::sandbox_failed(&why);
-                        return (Exit::Blocked, None);
+                        return (Exit::Blocked, None, not_started());
                     }
                 }
                 continue;
@@ -140,9 +145,38 @@ pub fn supervise(
                     ExecError::WorkspaceChanged(_) | ExecError::Confine { .. } => Exit::Blocked,
                     ExecError::Os(_) => Exit::Internal,
                 };
-                (exit, None)
+                (exit, None, not_started())
             }
         };
+    }
+}
+
+/// The outcome record's `confinement` for a command that never started.
+fn not_started() -> serde_json::Value {
+    serde_json::json!({"state": "not-started"})
+}
+
+/// What was enforced for a command that ran: each part of its plan as
+/// the child reported it applied (a part it did not report is `false`),
+/// or the user's reason to run it unconfined.
+fn enforced(
+    plan: Option<&Plan>,
+    unconfined: Option<&Unconfined>,
+    applied: exec::Applied,
+) -> serde_json::Value {
+    match (plan, unconfined) {
+        (Some(p), _) => serde_json::json!({
+            "state": if applied.landlock() { "confined" } else { "unconfined" },
+            "landlock_abi": applied.landlock().then_some(p.abi.min(sandbox::TESTED_ABI)),
+            "no_new_privs": applied.no_new_privs(),
+            "max_file_bytes": applied.file_size_limit().then_some(p.max_file_bytes),
+            "mount_namespace": applied.namespace(),
+            "read_only": if applied.mounts() && p.protect_mode != ProtectMode::Restore { p.protect.len() } else { 0 },
+            "covered": if applied.mounts() { p.hide.len() } else { 0 },
+            "network": if applied.network_namespace() { "loopback only" } else { "host" },
+        }),
+        (None, Some(why)) => serde_json::json!({"state": "unconfined", "because": why.describe()}),
+        (None, None) => serde_json::json!({"state": "unconfined"}),
     }
 }
 

@@ -158,8 +158,9 @@ impl Recorder<'_> {
     }
 
     /// The outcome record of a command that ran (`outcome` is `None` when
-    /// it could not be started).
-    pub fn outcome(&self, exit: Exit, outcome: Option<&Outcome>) {
+    /// it could not be started), with what was enforced for it (as the
+    /// child reported it applied: `launch::supervise`).
+    pub fn outcome(&self, exit: Exit, outcome: Option<&Outcome>, enforced: &serde_json::Value) {
         let o = outcome;
         let record = serde_json::json!({
             "id": self.id,
@@ -171,6 +172,7 @@ impl Recorder<'_> {
             "stderr_bytes": o.map(|o| o.stderr_bytes),
             "truncated": o.is_some_and(|o| o.termination == Some(Termination::OutputLimit)),
             "timed_out": o.is_some_and(|o| o.termination == Some(Termination::TimedOut)),
+            "confinement": enforced,
         });
         self.append(&record);
     }

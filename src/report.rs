@@ -170,6 +170,14 @@ pub fn sandbox_unavailable_warning(why: &str) {
     ));
 }
 
+/// The command cannot run as decided (the sandbox).
+pub fn run_refused(refused: &crate::judge::Refused) {
+    match refused {
+        crate::judge::Refused::Required(why) => sandbox_required(why),
+        crate::judge::Refused::Failed(why) => sandbox_failed(why),
+    }
+}
+
 /// `sandbox.mode` is `require` and the sandbox cannot be enforced.
 pub fn sandbox_required(why: &str) {
     say(&format!(

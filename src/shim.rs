@@ -14,11 +14,11 @@ use crate::context::Context;
 use crate::exec::{self, ExecError};
 use crate::exit::Exit;
 use crate::invocation::{self, Invocation, Parsed, ShellKind, Source};
-use crate::judge::{self, Judge, Origin, Switches};
+use crate::judge::{self, Judge, Origin, Run, Switches, Unconfined};
 use crate::launch::{self, Launch};
 use crate::limits::{self, LimitSource, Limits, Request, Requests};
 use crate::policy::Decision;
-use crate::{approval, nested, realshell, report, sandbox, script, shell, state};
+use crate::{approval, nested, realshell, report, script, shell, state};
 
 /// Shim mode: `bash …` / `sh …`.
 pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
@@ -137,30 +137,27 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
         }
     };
 
-    // 5. The sandbox it runs in.
-    //    Its ruleset goes to the command (closed once it has started).
+    // 5. The sandbox it runs in: confined by its plan, or unconfined
+    //    only for one of the user's own reasons; anything else refuses.
     let ruleset = decided.sandbox.as_mut().and_then(|s| s.ruleset.take());
-    let sandbox = decided.sandbox.as_ref();
-    let confined = match sandbox.and_then(|s| s.plan.as_ref()).zip(ruleset) {
-        Some((plan, Ok(fd))) => Some((plan, fd)),
-        Some((_, Err(why))) => {
-            report::sandbox_failed(&why);
+    let run = match decided.sandbox.as_ref().map(|s| s.run(ruleset)) {
+        Some(Ok(run)) => run,
+        Some(Err(refused)) => {
+            report::run_refused(&refused);
             rec.no_run(&decided);
             return Exit::Blocked;
         }
-        None => None,
+        None => {
+            report::sandbox_failed("no sandbox was decided for this command");
+            rec.no_run(&decided);
+            return Exit::Blocked;
+        }
     };
-    match sandbox.map(|s| (&s.status, s.mode)) {
-        Some((sandbox::Status::Unavailable { why }, sandbox::Mode::Require)) => {
-            report::sandbox_required(why);
-            rec.no_run(&decided);
-            return Exit::Blocked;
-        }
-        Some((sandbox::Status::Unavailable { why }, _)) if !judge.sandbox_warned => {
-            report::sandbox_unavailable_warning(why);
-            rec.sandbox_warned();
-        }
-        _ => {}
+    if let Run::Unconfined(Unconfined::KernelCannot { why }) = &run
+        && !judge.sandbox_warned
+    {
+        report::sandbox_unavailable_warning(why);
+        rec.sandbox_warned();
     }
 
     // 6. The decision record, before the command starts.
@@ -171,7 +168,7 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     let mut argv = vec![ctx.argv0.clone()];
     argv.extend(inv.real_shell_args(OsStr::from_bytes(&script_text)));
     let mut counted = false;
-    let (exit, outcome) = launch::supervise(
+    let (exit, outcome, enforced) = launch::supervise(
         ctx,
         Launch {
             program: shell.path,
@@ -179,7 +176,7 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
             limits,
             extra_env: &decided.verdict.exec_env,
             terminal_stdin: ctx.stdin_is_tty && judge.config.allow_terminal_input.value,
-            sandbox: confined,
+            run,
             cwd: &cwd,
         },
         &mut || counted = rec.count(&decided, state::NO_WAIT),
@@ -189,7 +186,7 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     if !counted {
         rec.count(&decided, state::SHIM_LOCK_WAIT);
     }
-    rec.outcome(exit, outcome.as_ref());
+    rec.outcome(exit, outcome.as_ref(), &enforced);
     // The process exits next: freeing the configuration, the verdict and
     // the plan one allocation at a time would only delay the exit status.
     std::mem::forget(rec);

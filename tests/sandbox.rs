@@ -667,3 +667,171 @@ fn unknown_programs_run_contained_with_the_policy_on() {
     let v: Value = serde_json::from_str(&r.stdout()).unwrap();
     assert_eq!(v["decision"], "classify", "{v}");
 }
+
+/// The audit log's records, oldest first.
+fn audit(env: &Env) -> Vec<Value> {
+    std::fs::read_to_string(env.root().join("state/automode/audit.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The last outcome record's `confinement`.
+fn last_confinement(env: &Env) -> Value {
+    audit(env)
+        .into_iter()
+        .rev()
+        .find(|r| r["event"] == "outcome")
+        .map(|r| r["confinement"].clone())
+        .unwrap_or(Value::Null)
+}
+
+#[test]
+fn with_auto_mode_off_commands_stay_confined_and_no_widening_is_honoured() {
+    if !landlock_or_skip("auto_mode_off_confined") {
+        return;
+    }
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
+    for mode in ["require", "auto"] {
+        let env = Env::new().with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            &json!({"autoMode": {"enabled": false}, "sandbox": {"mode": mode}}).to_string(),
+        );
+        for (asked, name) in [
+            ("AUTOMODE_SANDBOX=off".to_string(), "lifted"),
+            (
+                format!("AUTOMODE_WRITE={}", outside.path().join("w").display()),
+                "w",
+            ),
+        ] {
+            let target = outside.path().join(name);
+            let script = format!("{asked} touch {}", target.display());
+            let r = run(&mut env.script(&script));
+            assert_eq!(r.code(), Some(BLOCKED), "{mode}: {script}: {}", r.stderr());
+            assert!(!target.exists(), "{mode}: {script} ran");
+            assert!(
+                r.stderr().contains("auto mode is off") && r.stderr().contains("nothing can grant"),
+                "{}",
+                r.stderr()
+            );
+        }
+        // Without the prefix: the kernel refuses, and the record says
+        // what the child applied.
+        let target = outside.path().join("plain");
+        let r = run(&mut env.script(&format!("touch {}", target.display())));
+        assert_ne!(r.code(), Some(0));
+        assert!(!target.exists());
+        let c = last_confinement(&env);
+        assert_eq!(c["state"], "confined", "{c}");
+        assert!(c["landlock_abi"].as_u64().unwrap() >= 2, "{c}");
+        assert_eq!(c["no_new_privs"], true, "{c}");
+    }
+}
+
+#[test]
+fn only_the_users_approval_lifts_the_sandbox() {
+    if !landlock_or_skip("only_the_user_lifts") {
+        return;
+    }
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
+    let target = outside.path().join("lifted");
+    let script = format!("AUTOMODE_SANDBOX=off touch {}", target.display());
+    // A classifier that allows everything is never asked.
+    let mock = MockLlm::start(vec![oa_text("1", "stop"), oa_call(ALLOW, "stop")]);
+    let env = Env::new()
+        .with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            &crate::classifier::settings(&mock, "openai", json!({})),
+        )
+        .with_env("MOCK_KEY", "sk-mock-0123456789abcdefghij")
+        .with_env("AUTOMODE_SESSION", "lift");
+    let r = run(&mut env.script(&script));
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
+    assert!(
+        r.stderr().contains("needs the user's approval"),
+        "{}",
+        r.stderr()
+    );
+    assert!(!target.exists());
+    assert!(mock.requests().is_empty(), "the classifier was asked");
+    let at = r.stderr().find("automode approve ").unwrap();
+    let code = r.stderr()[at + "automode approve ".len()..][..7].to_string();
+    let ok = run(env.automode().args(["approve", &code]));
+    assert_eq!(ok.code(), Some(0), "{}", ok.stderr());
+    let r = run(&mut env.script(&script));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(target.exists(), "the approved command ran unconfined");
+    let c = last_confinement(&env);
+    assert_eq!(c["state"], "unconfined", "{c}");
+    assert!(
+        c["because"].as_str().unwrap().contains("user approved"),
+        "{c}"
+    );
+    // The approval was used up: the next try asks again.
+    std::fs::remove_file(&target).unwrap();
+    let r = run(&mut env.script(&script));
+    assert_eq!(r.code(), Some(BLOCKED));
+    assert!(!target.exists());
+    // sandbox.mode off: unconfined, and the record says whose choice.
+    let off = Env::new().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"autoMode": {"enabled": false}, "sandbox": {"mode": "off"}}"#,
+    );
+    let r = run(&mut off.script(&format!("touch {}", outside.path().join("off").display())));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let c = last_confinement(&off);
+    assert_eq!(c["state"], "unconfined", "{c}");
+    assert!(
+        c["because"]
+            .as_str()
+            .unwrap()
+            .contains("sandbox.mode is \"off\""),
+        "{c}"
+    );
+}
+
+#[test]
+fn denied_paths_are_kept_from_every_command_by_the_sandbox() {
+    if !landlock_or_skip("denied_paths_in_the_sandbox") {
+        return;
+    }
+    for covered in [false, true] {
+        let env = Env::new().with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            &json!({"deniedPaths": ["~/secrets", "private"]}).to_string(),
+        );
+        if covered {
+            // A git project: the command gets a mount namespace, and the
+            // denied paths are covered there instead of carved.
+            git(&env.work, &["init", "-q"]);
+        }
+        write(&env.home.join("secrets/key"), "TOPSECRET\n");
+        write(&env.work.join("private/notes"), "PRIVATE\n");
+        // A project script the agent wrote with its editor: its text
+        // names no denied path.
+        write(
+            &env.work.join("leak.py"),
+            "import os\nfor p in [os.path.expanduser('~/sec' + 'rets/key'), 'priv' + 'ate/notes']:\n    try:\n        print(open(p).read().strip())\n    except OSError as e:\n        print('read refused', e.errno)\n    try:\n        open(p, 'a').write('x')\n        print('wrote', p)\n    except OSError as e:\n        print('write refused', e.errno)\n",
+        );
+        let r = run(&mut env.script("python3 leak.py"));
+        let out = r.stdout();
+        assert!(
+            !out.contains("TOPSECRET") && !out.contains("PRIVATE"),
+            "{covered}: {out}"
+        );
+        assert!(!out.contains("wrote"), "{covered}: {out}");
+        assert_eq!(out.matches("read refused").count(), 2, "{covered}: {out}");
+        assert_eq!(read(&env.home.join("secrets/key")), "TOPSECRET\n");
+        assert_eq!(read(&env.work.join("private/notes")), "PRIVATE\n");
+        // `check --json` lists them among the sandbox's denied reads.
+        let v: Value =
+            serde_json::from_str(&run(env.automode().args(["check", "--json", "ls"])).stdout())
+                .unwrap();
+        let denied = v["sandbox"]["read_deny"].to_string();
+        assert!(
+            denied.contains("/home/secrets") && denied.contains("/work/private"),
+            "{denied}"
+        );
+    }
+}

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::context::Context;
 use crate::exit::Exit;
-use crate::judge::{Judge, Switches};
+use crate::judge::{Judge, Run, Switches, Unconfined};
 use crate::launch::{self, Launch};
 use crate::limits::{LimitSource, Request};
 use crate::report;
@@ -71,24 +71,17 @@ pub(super) fn run(
         }
     };
     let mut sandbox = judge.exec_sandbox(ctx, &cwd);
-    match (&sandbox.status, sandbox.mode) {
-        (crate::sandbox::Status::Unavailable { why }, crate::sandbox::Mode::Require) => {
-            report::sandbox_required(why);
+    let ruleset = sandbox.ruleset.take();
+    let run = match sandbox.run(ruleset) {
+        Ok(run) => run,
+        Err(refused) => {
+            report::run_refused(&refused);
             return Exit::Blocked;
         }
-        (crate::sandbox::Status::Unavailable { why }, _) => {
-            report::sandbox_unavailable_warning(why);
-        }
-        _ => {}
-    }
-    let confined = match sandbox.plan.as_ref().zip(sandbox.ruleset.take()) {
-        Some((plan, Ok(fd))) => Some((plan, fd)),
-        Some((_, Err(why))) => {
-            report::sandbox_failed(&why);
-            return Exit::Blocked;
-        }
-        None => None,
     };
+    if let Run::Unconfined(Unconfined::KernelCannot { why }) = &run {
+        report::sandbox_unavailable_warning(why);
+    }
     let Some(path) = resolve_program(ctx, program) else {
         report::program_not_found(&program.to_string_lossy());
         return Exit::NotFound;
@@ -101,7 +94,7 @@ pub(super) fn run(
             limits,
             extra_env: &[],
             terminal_stdin: false,
-            sandbox: confined,
+            run,
             cwd: &cwd,
         },
         &mut || {},

@@ -204,6 +204,45 @@ pub struct Outcome {
     pub escalated_to_kill: bool,
     /// The last bytes the command wrote to stderr (when asked for).
     pub stderr_tail: Vec<u8>,
+    /// The confinement the child applied before `execve`, as it reported.
+    pub applied: Applied,
+}
+
+/// The confinement steps the child reported done before `execve` (it
+/// sets each only once its system calls succeeded; any failure ends the
+/// child before the command runs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Applied(u32);
+
+impl Applied {
+    /// A user and mount namespace of its own.
+    pub fn namespace(self) -> bool {
+        self.0 & unix::applied::NAMESPACE != 0
+    }
+    /// Every read-only bind and cover of the namespace.
+    pub fn mounts(self) -> bool {
+        self.0 & unix::applied::MOUNTS != 0
+    }
+    /// A network namespace with only loopback.
+    pub fn network_namespace(self) -> bool {
+        self.0 & unix::applied::NETWORK != 0
+    }
+    /// The file-size limit.
+    pub fn file_size_limit(self) -> bool {
+        self.0 & unix::applied::FILE_SIZE != 0
+    }
+    /// `no_new_privs`.
+    pub fn no_new_privs(self) -> bool {
+        self.0 & unix::applied::NO_NEW_PRIVS != 0
+    }
+    /// The Landlock ruleset restricts the command.
+    pub fn landlock(self) -> bool {
+        self.0 & unix::applied::LANDLOCK != 0
+    }
+    /// Nothing was applied.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
 }
 
 /// Why the command could not be started.
@@ -371,8 +410,8 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
     drop(out_w);
     drop(err_w);
     drop(devnull);
-    let leader = match spawned {
-        Ok(pid) => Pid::from_raw(pid),
+    let (leader, applied) = match spawned {
+        Ok((pid, applied)) => (Pid::from_raw(pid), Applied(applied)),
         Err(unix::SpawnError::Exec(errno)) => {
             let err = std::io::Error::from_raw_os_error(errno);
             return Err(if errno == libc::ENOENT {
@@ -451,6 +490,7 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
         closed_held_pipes: sup.closed_held_pipes,
         escalated_to_kill: sup.escalated_to_kill,
         stderr_tail,
+        applied,
     })
 }
 

@@ -12,7 +12,7 @@
 use std::ffi::{CString, c_char, c_int};
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 
 /// Whether our caller had SIGPIPE ignored, read before Rust's runtime sets
 /// it to SIG_IGN for every program.
@@ -211,6 +211,23 @@ impl ConfineStage {
     }
 }
 
+/// The confinement steps the child reports as done (bits of
+/// `Applied`), each set only once its system calls succeeded.
+pub(crate) mod applied {
+    /// A new user and mount namespace, ids mapped, `/` made private.
+    pub(crate) const NAMESPACE: u32 = 1;
+    /// Every read-only bind and every cover mounted.
+    pub(crate) const MOUNTS: u32 = 1 << 1;
+    /// A new network namespace with loopback up.
+    pub(crate) const NETWORK: u32 = 1 << 2;
+    /// `RLIMIT_FSIZE` set.
+    pub(crate) const FILE_SIZE: u32 = 1 << 3;
+    /// `PR_SET_NO_NEW_PRIVS` set.
+    pub(crate) const NO_NEW_PRIVS: u32 = 1 << 4;
+    /// `landlock_restrict_self` succeeded.
+    pub(crate) const LANDLOCK: u32 = 1 << 5;
+}
+
 /// What the child needs, prepared before fork so the child only makes raw
 /// syscalls.
 #[derive(Debug)]
@@ -255,7 +272,7 @@ const CHILD_STACK_BYTES: usize = 64 * 1024;
 /// execve or exited. Nothing is copied, where a `fork` of this process
 /// copied its page tables and then took copy-on-write faults (~0.2 ms per
 /// command). An execve error comes back through memory we share.
-pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<libc::pid_t, SpawnError> {
+pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnError> {
     let mut env = req.env;
     for entry in &mut env {
         entry.push(0);
@@ -280,6 +297,7 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<libc::pid_t, SpawnError> {
     });
     let exec_errno = AtomicI32::new(0);
     let confine_stage = AtomicI32::new(0);
+    let applied = AtomicU32::new(0);
     let mut child = ChildFds {
         stdin: req.stdin.as_raw_fd(),
         stdout: req.stdout.as_raw_fd(),
@@ -293,6 +311,7 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<libc::pid_t, SpawnError> {
         envp: env_ptrs.as_mut_ptr(),
         pid_slot: pid_slot_ptr,
         confine_stage: &confine_stage,
+        applied: &applied,
         confinement: &req.confinement,
         loopback: loopback_request(),
     };
@@ -330,7 +349,7 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<libc::pid_t, SpawnError> {
         }
         return Err(SpawnError::Exec(errno));
     }
-    Ok(pid)
+    Ok((pid, applied.load(Ordering::SeqCst)))
 }
 
 /// Where the cloned child starts, on its own stack.
@@ -354,6 +373,8 @@ struct ChildFds<'a> {
     pid_slot: Option<(*mut u8, usize)>,
     /// Which confinement step failed (0: none).
     confine_stage: &'a AtomicI32,
+    /// The confinement steps done (`applied::*` bits).
+    applied: &'a AtomicU32,
     confinement: &'a ChildConfinement<'a>,
     /// `SIOCSIFFLAGS` for `lo`, prepared.
     loopback: libc::ifreq,
@@ -458,6 +479,9 @@ unsafe fn confine(c: &ChildFds<'_>) {
         unsafe { child_fail(c.exec_errno) }
     };
     let conf = c.confinement;
+    let done = |step: u32| {
+        c.applied.fetch_or(step, Ordering::SeqCst);
+    };
     // SAFETY: raw syscalls on prepared, NUL-terminated strings and
     // plain structs; nothing allocates or takes a lock.
     unsafe {
@@ -485,6 +509,7 @@ unsafe fn confine(c: &ChildFds<'_>) {
             {
                 fail(ConfineStage::Mounts);
             }
+            done(applied::NAMESPACE);
             for (path, kept) in ns.read_only {
                 if libc::mount(
                     path.as_ptr(),
@@ -528,12 +553,14 @@ unsafe fn confine(c: &ChildFds<'_>) {
                     fail(ConfineStage::Mounts);
                 }
             }
+            done(applied::MOUNTS);
             if ns.network_off {
                 let sock = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
                 if sock < 0 || libc::ioctl(sock, libc::SIOCSIFFLAGS, &c.loopback) != 0 {
                     fail(ConfineStage::Loopback);
                 }
                 libc::close(sock);
+                done(applied::NETWORK);
             }
         }
         if let Some(max) = conf.max_file_bytes {
@@ -544,14 +571,17 @@ unsafe fn confine(c: &ChildFds<'_>) {
             if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
                 fail(ConfineStage::FileSizeLimit);
             }
+            done(applied::FILE_SIZE);
         }
         if let Some(fd) = conf.ruleset {
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0 {
                 fail(ConfineStage::NoNewPrivs);
             }
+            done(applied::NO_NEW_PRIVS);
             if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0 as libc::c_uint) != 0 {
                 fail(ConfineStage::Landlock);
             }
+            done(applied::LANDLOCK);
         }
     }
 }

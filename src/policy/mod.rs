@@ -21,6 +21,13 @@ mod tests;
 use std::path::{Path, PathBuf};
 
 pub use decision::{Decision, Step, Tier, Verdict};
+
+/// The rule of a verdict the user gave by approving the command as its
+/// reviewer (`automode approve`, the terminal, the ask command).
+pub const USER_APPROVAL: &str = "user-approval";
+/// The rule of an `AUTOMODE_SANDBOX=off` waiting for the user: only the
+/// user lifts the sandbox.
+pub const SANDBOX_OFF: &str = "sandbox-off";
 use places::Places;
 use tools::Class;
 
@@ -178,12 +185,30 @@ fn disabled(ctx: &Ctx<'_>, _: &mut Scratch) -> Result<Verdict, String> {
     if ctx.enabled.0 {
         return Err("auto mode is on".into());
     }
+    // Commands still run in the sandbox; with no policy there is no
+    // reviewer to widen it for one command.
+    if let Some(w) = ctx.widening {
+        let asked = match w {
+            Ok(crate::sandbox::widen::Widening::SandboxOff) => "AUTOMODE_SANDBOX=off",
+            Ok(crate::sandbox::widen::Widening::Write(_)) => "AUTOMODE_WRITE",
+            Err(_) => "a leading AUTOMODE_WRITE or AUTOMODE_SANDBOX assignment",
+        };
+        return Ok(Verdict::new(
+            Decision::Deny,
+            Tier::Disabled,
+            "widening-without-review",
+            ctx.enabled.1.clone(),
+            format!(
+                "auto mode is off, so commands run without review but still in the sandbox, and nothing can grant {asked}: run the command without it, or the user runs it in their own terminal"
+            ),
+        ));
+    }
     Ok(Verdict::new(
         Decision::Allow,
         Tier::Disabled,
         "auto-mode-off",
         ctx.enabled.1.clone(),
-        "auto mode is off: the command runs without policy (still supervised)",
+        "auto mode is off: the command runs without policy (still supervised and sandboxed)",
     ))
 }
 
@@ -606,6 +631,15 @@ fn widening(ctx: &Ctx<'_>) -> Option<String> {
 }
 
 fn classifier(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
+    if let Some(Ok(crate::sandbox::widen::Widening::SandboxOff)) = ctx.widening {
+        return Ok(Verdict::new(
+            Decision::Ask,
+            Tier::Classifier,
+            SANDBOX_OFF,
+            "built-in",
+            "AUTOMODE_SANDBOX=off asks that this one command run outside automode's sandbox, with the user's full rights: only the user can grant that, never the classifier",
+        ));
+    }
     let protected = scratch.protected.clone();
     let facts = facts(ctx, scratch);
     let why = widening(ctx)

@@ -57,7 +57,7 @@ const NO_NETWORK: &[&str] = &[
 pub fn hint(stderr_tail: &[u8], plan: &Plan, cwd: &Path) -> Option<String> {
     let text = String::from_utf8_lossy(stderr_tail);
     if plan.network == super::Network::Deny && NO_NETWORK.iter().any(|n| text.contains(n)) {
-        return Some("automode: this was likely refused by automode's sandbox: sandbox.network is \"deny\", so commands reach only loopback. To ask for the network once, run: AUTOMODE_SANDBOX=off <the same command> (it will be reviewed).".to_string());
+        return Some("automode: this was likely refused by automode's sandbox: sandbox.network is \"deny\", so commands reach only loopback. To ask for the network once, run: AUTOMODE_SANDBOX=off <the same command> (only the user can approve it).".to_string());
     }
     let lines: Vec<&str> = text.lines().collect();
     let mut cross_device = false;
