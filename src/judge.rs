@@ -52,6 +52,10 @@ pub struct Request<'a> {
     pub trust_env: bool,
     /// The command's stdin would be the shim's terminal.
     pub terminal: bool,
+    /// Why the script bash would run cannot be analysed faithfully (its
+    /// bytes, or its arguments, are not UTF-8): `script` is then only a
+    /// lossy copy for messages, and the analysis is opaque.
+    pub undecodable: Option<String>,
 }
 
 /// A verdict with how it was reached.
@@ -411,6 +415,12 @@ impl Judge {
     pub fn judge(&self, ctx: &Context, req: &Request<'_>) -> Decided {
         let started = Instant::now();
         let prepared = match req.origin {
+            // A lossy copy is never matched against a harness's shapes.
+            _ if req.undecodable.is_some() => Prepared {
+                text: req.script.to_string(),
+                wrapped: None,
+                internal: None,
+            },
             Origin::Shim { login, .. } => prepare(ctx, self, req.script, Some(login)),
             Origin::Check { .. } => prepare(ctx, self, req.script, None),
             Origin::Hook => Prepared {
@@ -471,7 +481,13 @@ impl Judge {
                 "the harness's own setup call: top level, its parent process is the harness binary, and it has the builder's shape",
             )
         } else {
-            let analysed = shell::analyze(analysis_request(ctx, req, text.as_bytes()));
+            let analysed = match (&req.undecodable, ctx.home()) {
+                (Some(why), _) => shell::Analysis::opaque(why.clone()),
+                (None, Some(h)) if h.to_str().is_none() => {
+                    shell::Analysis::opaque("HOME is not valid UTF-8, so `~` cannot be placed")
+                }
+                (None, _) => shell::analyze(analysis_request(ctx, req, text.as_bytes())),
+            };
             widening = self.widening(ctx, &analysed);
             let local_in = Local {
                 terminal: req.terminal,
@@ -1115,10 +1131,15 @@ fn sandbox_inputs(
         config: settings.clone(),
         places,
         project: config::project_root(cwd).unwrap_or_else(|| cwd.to_path_buf()),
+        // Every name is seen (a credential with a value that is not
+        // UTF-8 is still withheld); a value that is not UTF-8 is no path.
         env: ctx
             .env
             .iter()
-            .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
+            .filter_map(|(k, v)| {
+                let value = v.to_str().unwrap_or(shell::UNDECODABLE_VALUE);
+                Some((k.to_str()?.to_string(), value.to_string()))
+            })
             .collect(),
         keep,
         classifier_key,
@@ -1166,19 +1187,51 @@ fn shims_dir(ctx: &Context, exe: Option<&Path>) -> Option<PathBuf> {
         .find(|d| std::fs::canonicalize(d.join("bash")).is_ok_and(|p| p == exe))
 }
 
+/// Why a script bash runs cannot be analysed as it is: bytes that are not
+/// UTF-8 in it, or in `$0` and the arguments after it.
+pub fn undecodable(
+    script: &[u8],
+    dollar0: Option<&OsStr>,
+    args: &[std::ffi::OsString],
+) -> Option<String> {
+    if let Err(e) = std::str::from_utf8(script) {
+        let at = e.valid_up_to();
+        return Some(format!(
+            "the script is not valid UTF-8 (byte {:#04x} at offset {at}): bash would run bytes the analysis cannot read; write such bytes with printf escapes",
+            script.get(at).copied().unwrap_or_default()
+        ));
+    }
+    let first = usize::from(dollar0.is_none());
+    let words = dollar0
+        .into_iter()
+        .chain(args.iter().map(|a| a.as_os_str()));
+    for (n, a) in words.enumerate() {
+        if a.to_str().is_none() {
+            return Some(format!(
+                "the script's argument ${} is not valid UTF-8: the analysis cannot place what bash would do with it",
+                n + first
+            ));
+        }
+    }
+    None
+}
+
 /// The analysis request for a script.
 fn analysis_request(ctx: &Context, req: &Request<'_>, text: &[u8]) -> shell::Request {
     let env = ctx
         .env
         .iter()
-        .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v.to_str()?.to_string())))
+        .filter_map(|(k, v)| {
+            let value = v.to_str().unwrap_or(shell::UNDECODABLE_VALUE);
+            Some((k.to_str()?.to_string(), value.to_string()))
+        })
         .collect();
     shell::Request {
         script: text.to_vec(),
         max_bytes: req.max_bytes,
         positional: req.positional.clone(),
         cwd: req.cwd.to_path_buf(),
-        home: ctx.home().map(|h| h.to_string_lossy().into_owned()),
+        home: ctx.home().and_then(|h| h.to_str().map(str::to_string)),
         env,
         trust_env: req.trust_env && ctx.var("BASH_ENV").is_none_or(OsStr::is_empty),
         dialect: req.dialect,

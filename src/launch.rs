@@ -73,7 +73,12 @@ pub fn supervise(
         Run::Unconfined(why) => (None, None, Some(why)),
     };
     if let Some(p) = &plan_now {
-        env.retain(|(name, _)| !p.withheld_env.iter().any(|w| name == w.as_str()));
+        // A name that is not UTF-8 cannot be judged a credential or not:
+        // a confined command does not get it.
+        env.retain(|(name, _)| {
+            name.to_str()
+                .is_some_and(|n| !p.withheld_env.iter().any(|w| n == w.as_str()))
+        });
     }
     loop {
         let confinement = match (&plan_now, ruleset.take()) {

@@ -72,8 +72,12 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     // 4. The verdict. An ask waits for the user under a code; the
     //    optional channels (an ask command, the terminal) may answer it at
     //    once, and then the command is judged again with that answer.
+    //    The analysis reads the exact bytes bash will run: a script or an
+    //    argument that is not UTF-8 is opaque (the text is then only a
+    //    lossy copy for messages).
     let original = String::from_utf8_lossy(&script_text).into_owned();
-    let request = judge_request(&inv, kind, &original, &cwd, ctx);
+    let mut request = judge_request(&inv, kind, &original, &cwd, ctx);
+    request.undecodable = judge::undecodable(&script_text, inv.dollar0.as_deref(), &inv.args);
     let mut decided = judge.judge(ctx, &request);
     // Twice at most: an approved ask rule may then need a review.
     for _ in 0..2 {
@@ -312,6 +316,7 @@ fn judge_request<'a>(
         // sees is not the one inherited.
         trust_env: !inv.options.login,
         terminal: ctx.stdin_is_tty,
+        undecodable: None,
     }
 }
 

@@ -410,3 +410,53 @@ fn deletions_are_judged_by_what_can_be_got_back() {
     );
     assert_ne!(v["decision"], "allow", "{v}");
 }
+
+/// An argument made of raw bytes.
+fn bytes(b: &[u8]) -> std::ffi::OsString {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::OsStr::from_bytes(b).to_os_string()
+}
+
+#[test]
+fn the_analysis_judges_the_bytes_bash_runs() {
+    let env = Env::new().with_env("AUTOMODE_SESSION", "bytes");
+    // A file whose name is not UTF-8.
+    write(&env.work.join("notes"), "notes\n");
+    let target = env.work.join("x");
+    let mut name = target.as_os_str().as_encoded_bytes().to_vec();
+    name.push(0xff);
+    std::fs::write(std::path::Path::new(&bytes(&name)), "bytes\n").unwrap();
+    for script in [
+        // In a command word.
+        b"\xffcat notes".to_vec(),
+        b"ca\xff notes".to_vec(),
+        // In a path.
+        [b"cat ".as_slice(), &name].concat(),
+        [b"rm -f ".as_slice(), &name].concat(),
+    ] {
+        let r = run(env.bash().arg("-c").arg(bytes(&script)));
+        assert_eq!(r.code(), Some(BLOCKED), "{script:?}: {}", r.stderr());
+        assert!(r.stderr().contains("not valid UTF-8"), "{}", r.stderr());
+        assert_eq!(r.stdout(), "");
+        let c = run(env.automode().args(["check", "--json"]).arg(bytes(&script)));
+        let v = json(&c.stdout());
+        assert_eq!(v["decision"], "deny", "{script:?}: {v}");
+        assert_eq!(v["tier"], "analysis", "{script:?}: {v}");
+    }
+    assert!(std::path::Path::new(&bytes(&name)).exists());
+    // In an argument the script reads.
+    let r = run(env.bash().args(["-c", "cat \"$1\"", "_"]).arg(bytes(&name)));
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
+    assert!(r.stderr().contains("argument $1"), "{}", r.stderr());
+    // A variable whose value is not UTF-8 is unknown, never empty.
+    let mut check = env.automode();
+    check
+        .args(["check", "--json", "rm -rf \"build$X\""])
+        .env("X", bytes(b"/../\xff"));
+    let v = json(&run(&mut check).stdout());
+    assert_eq!(v["decision"], "deny", "{v}");
+    assert!(v["reason"].as_str().unwrap().contains("run time"), "{v}");
+    // The same without it: the analysis placed every byte.
+    let v = json(&run(env.automode().args(["check", "--json", "cat notes"])).stdout());
+    assert_eq!(v["decision"], "allow", "{v}");
+}

@@ -56,6 +56,11 @@ pub(super) fn run(ctx: &Context, a: &Args) -> Exit {
         }
     };
     let script = a.script.to_string_lossy().into_owned();
+    let undecodable = judge::undecodable(
+        std::os::unix::ffi::OsStrExt::as_bytes(a.script.as_os_str()),
+        a.dollar0.as_deref(),
+        &a.args,
+    );
     let decided = judge.judge(
         ctx,
         &judge::Request {
@@ -79,6 +84,7 @@ pub(super) fn run(ctx: &Context, a: &Args) -> Exit {
             dialect: shell::Dialect::Bash,
             trust_env: true,
             terminal: false,
+            undecodable,
         },
     );
     let Some(analysis) = &decided.analysis else {

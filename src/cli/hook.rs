@@ -189,6 +189,7 @@ pub(super) fn run(ctx: &Context, harness: &str) -> Exit {
             dialect: shell::Dialect::Bash,
             trust_env: true,
             terminal: false,
+            undecodable: None,
         },
     );
     // Hook mode runs nothing: Claude Code runs what is allowed, so the

@@ -22,6 +22,12 @@ pub use analysis::Analysis;
 pub use commands::Dialect;
 pub use expand::Positional;
 
+/// An environment value that is not valid UTF-8, as `Request::env`
+/// holds it: a NUL, which no real environment value can contain. Its
+/// variable is unknown to the analysis (never read as empty or as a
+/// lossy copy of the bytes bash would see).
+pub const UNDECODABLE_VALUE: &str = "\0";
+
 /// Largest `-c` script analysed (bash itself takes more; agents do not
 /// need more, and the bound keeps analysis time small).
 pub const MAX_COMMAND_BYTES: usize = 128 * 1024;

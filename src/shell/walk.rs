@@ -120,7 +120,8 @@ pub struct Input {
     pub positional: Positional,
     pub cwd: PathBuf,
     pub home: Option<String>,
-    /// The environment automode was started with (UTF-8 entries).
+    /// The environment automode was started with (UTF-8 names; a value
+    /// that is not UTF-8 is `UNDECODABLE_VALUE`).
     pub env: HashMap<String, String>,
     /// False when startup files (login, interactive, BASH_ENV) may set
     /// variables before the script: then no environment value is trusted.
@@ -366,7 +367,11 @@ impl expand::Env for EnvView<'_> {
         {
             return VarValue::Unknown;
         }
-        VarValue::Known(input.env.get(name).cloned().unwrap_or_default())
+        match input.env.get(name) {
+            Some(v) if v.contains('\0') => VarValue::Unknown,
+            Some(v) => VarValue::Known(v.clone()),
+            None => VarValue::Known(String::new()),
+        }
     }
 
     fn user_home(&self, user: &str) -> Option<String> {
