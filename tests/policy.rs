@@ -460,3 +460,40 @@ fn the_analysis_judges_the_bytes_bash_runs() {
     let v = json(&run(env.automode().args(["check", "--json", "cat notes"])).stdout());
     assert_eq!(v["decision"], "allow", "{v}");
 }
+
+#[test]
+fn allow_rules_match_case_sensitively_and_deny_rules_do_not() {
+    let env = Env::new().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"permissions": {"allow": ["Bash(./scripts/build.sh)", "Bash(cp notes /var/tmp/out/*)"],
+            "deny": ["Bash(./scripts/deploy.sh)"]},
+            "autoMode": {"classifierModel": "none"}}"#,
+    );
+    let check =
+        |script: &str| json(&run(env.automode().args(["check", "--json", script])).stdout());
+    let v = check("./scripts/build.sh");
+    assert_eq!(v["tier"], "allow-rule", "{v}");
+    for other in ["./SCRIPTS/BUILD.SH", "./Scripts/build.sh"] {
+        let v = check(other);
+        assert_ne!(v["tier"], "allow-rule", "{other}: {v}");
+    }
+    // An allow rule's verdict grants its outside targets: only for the
+    // exact spelling.
+    let v = check("cp notes /var/tmp/out/a");
+    assert_eq!(v["tier"], "allow-rule", "{v}");
+    assert!(
+        v["sandbox"]["grants"].to_string().contains("/var/tmp/out"),
+        "{v}"
+    );
+    let v = check("cp notes /var/tmp/OUT/a");
+    assert_ne!(v["tier"], "allow-rule", "{v}");
+    assert!(
+        !v["sandbox"]["grants"].to_string().contains("/var/tmp"),
+        "{v}"
+    );
+    // Deny rules tighten whatever the case.
+    for spelling in ["./scripts/deploy.sh", "./SCRIPTS/DEPLOY.SH"] {
+        let v = check(spelling);
+        assert_eq!(v["tier"], "deny-rule", "{spelling}: {v}");
+    }
+}

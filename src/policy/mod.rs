@@ -269,7 +269,7 @@ fn any_match(ctx: &Ctx<'_>, list: &[RuleEntry]) -> Option<(String, String, Strin
                 candidates.extend(ctx.analysis.commands.iter().map(|c| c.source.as_str()));
                 candidates
                     .into_iter()
-                    .find(|t| rules::matches(&rule, t, true))
+                    .find(|t| rules::matches(&rule, t, rules::Use::Tighten))
                     .map(str::to_string)
             }
             rules::RuleKind::Read | rules::RuleKind::Write => {
@@ -288,7 +288,9 @@ fn any_match(ctx: &Ctx<'_>, list: &[RuleEntry]) -> Option<(String, String, Strin
                         .map(|p| p.display().to_string())
                         .collect();
                     paths.push(e.raw.clone());
-                    paths.into_iter().find(|p| rules::matches(&rule, p, true))
+                    paths
+                        .into_iter()
+                        .find(|p| rules::matches(&rule, p, rules::Use::Tighten))
                 })
             }
             rules::RuleKind::Other(_) => None,
@@ -464,7 +466,10 @@ fn allow_rules(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> 
         if facts.classes.get(i) == Some(&Class::Neutral) {
             continue;
         }
-        match parsed.iter().find(|(_, r)| rules::matches(r, text, false)) {
+        match parsed
+            .iter()
+            .find(|(_, r)| rules::matches(r, text, rules::Use::Allow))
+        {
             Some((e, _)) => used = used.or(Some(e)),
             None => return Err(format!("{text:?} matches no allow rule")),
         }

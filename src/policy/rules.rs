@@ -1,8 +1,11 @@
 //! Permission rules (seed 001): `bash(pattern)`, `read(path)`,
 //! `write(path)`, or a bare tool name; Claude Code's spelling too
 //! (`Bash(npm test:*)`: the command `npm test` with any arguments,
-//! `Bash(git status)`: exactly that). Case-insensitive; `*` matches any
-//! run of characters including `/` and newlines. Matching is linear time
+//! `Bash(git status)`: exactly that). Deny and ask rules match
+//! case-insensitively (they only tighten); allow rules match the way the
+//! file system does, case-sensitively (`./scripts/build.sh` is not
+//! `./SCRIPTS/BUILD.SH`). `*` matches any run of characters including
+//! `/` and newlines. Matching is linear time
 //! (a greedy matcher with one backtrack point per star: no blow-up), with
 //! bounded pattern (4,096) and argument (1,048,576) lengths in UTF-16
 //! units. An over-long argument matches deny and ask rules and never an
@@ -27,8 +30,10 @@ pub enum RuleKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
     pub kind: RuleKind,
-    /// Lower-cased pattern (None: the bare tool, any argument).
+    /// The pattern as written (None: the bare tool, any argument).
     pub pattern: Option<Vec<char>>,
+    /// The pattern lower-cased, for deny and ask rules.
+    pub lowered: Option<Vec<char>>,
     /// Claude Code's `PREFIX:*`: the pattern alone, or followed by a space
     /// and anything.
     pub prefix: bool,
@@ -77,29 +82,43 @@ pub fn parse(text: &str) -> Result<Rule, String> {
     };
     Ok(Rule {
         kind,
-        pattern: pattern.map(|p| p.to_lowercase().chars().collect()),
+        pattern: pattern.map(|p| p.chars().collect()),
+        lowered: pattern.map(|p| p.to_lowercase().chars().collect()),
         prefix,
         text: t.to_string(),
     })
 }
 
-/// Does `pattern` (lower-case) match `text`? `overlong` is what an
-/// argument over the limit counts as.
-pub fn matches(rule: &Rule, text: &str, overlong: bool) -> bool {
-    let Some(pattern) = &rule.pattern else {
+/// What a rule is matched for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Use {
+    /// A deny or ask rule: it may only tighten, so it matches
+    /// case-insensitively and an over-long argument matches it.
+    Tighten,
+    /// An allow rule: case-sensitive, as file names are, and never an
+    /// over-long argument.
+    Allow,
+}
+
+/// Does the rule match `text`, used as `how`?
+pub fn matches(rule: &Rule, text: &str, how: Use) -> bool {
+    let (Some(pattern), Some(lowered)) = (&rule.pattern, &rule.lowered) else {
         return true;
     };
     if text.encode_utf16().count() > MAX_ARGUMENT_UNITS {
-        return overlong;
+        return how == Use::Tighten;
     }
-    let lowered: Vec<char> = text.to_lowercase().chars().collect();
-    if glob_match(pattern, &lowered) {
+    let (pattern, text): (&Vec<char>, Vec<char>) = match how {
+        Use::Tighten => (lowered, text.to_lowercase().chars().collect()),
+        Use::Allow => (pattern, text.chars().collect()),
+    };
+    if glob_match(pattern, &text) {
         return true;
     }
     rule.prefix && {
         let mut with_args = pattern.clone();
         with_args.extend([' ', '*']);
-        glob_match(&with_args, &lowered)
+        glob_match(&with_args, &text)
     }
 }
 
@@ -169,7 +188,30 @@ mod tests {
     use std::time::{Duration, Instant};
 
     fn m(rule: &str, text: &str) -> bool {
-        matches(&parse(rule).unwrap_or_else(|e| panic!("{e}")), text, true)
+        matches(
+            &parse(rule).unwrap_or_else(|e| panic!("{e}")),
+            text,
+            Use::Tighten,
+        )
+    }
+
+    fn allows(rule: &str, text: &str) -> bool {
+        matches(
+            &parse(rule).unwrap_or_else(|e| panic!("{e}")),
+            text,
+            Use::Allow,
+        )
+    }
+
+    #[test]
+    fn allow_rules_match_the_way_the_file_system_does() {
+        assert!(allows("Bash(./scripts/build.sh)", "./scripts/build.sh"));
+        assert!(!allows("Bash(./scripts/build.sh)", "./SCRIPTS/BUILD.SH"));
+        assert!(!allows("bash(make *)", "MAKE install"));
+        assert!(allows("Bash(npm test:*)", "npm test -- --watch"));
+        assert!(!allows("Bash(npm test:*)", "NPM test"));
+        // Deny and ask rules still catch every spelling.
+        assert!(m("Bash(./scripts/build.sh)", "./SCRIPTS/BUILD.SH"));
     }
 
     #[test]
@@ -220,7 +262,7 @@ mod tests {
         ] {
             let rule = parse(&pattern).unwrap_or_else(|e| panic!("{e}"));
             let start = Instant::now();
-            assert!(!matches(&rule, &text, false));
+            assert!(!matches(&rule, &text, Use::Allow));
             assert!(
                 start.elapsed() < Duration::from_secs(2),
                 "{:?}",
@@ -233,7 +275,7 @@ mod tests {
     fn overlong_arguments_match_deny_and_never_allow() {
         let rule = parse("bash(safe*)").unwrap_or_else(|e| panic!("{e}"));
         let long = format!("safe{}", "x".repeat(MAX_ARGUMENT_UNITS));
-        assert!(matches(&rule, &long, true));
-        assert!(!matches(&rule, &long, false));
+        assert!(matches(&rule, &long, Use::Tighten));
+        assert!(!matches(&rule, &long, Use::Allow));
     }
 }
