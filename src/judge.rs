@@ -763,7 +763,7 @@ impl Judge {
                 }
             }
             if let Some(a) = analysis {
-                let (outside, protected) = sandbox::approved_targets(&plan, a);
+                let (outside, protected) = sandbox::approved_targets(&plan, a, &self.places);
                 let unprotected = |p: &PathBuf| {
                     protected
                         .iter()

@@ -36,6 +36,8 @@ pub struct Launch<'a> {
     pub run: Run<'a>,
     /// Its working directory (for the sandbox's hints).
     pub cwd: &'a Path,
+    /// What the sandbox's hints may propose.
+    pub asking: sandbox::hint::Asking<'a>,
 }
 
 /// Run under supervision and report how it ended, with what was
@@ -55,6 +57,7 @@ pub fn supervise(
         terminal_stdin,
         run,
         cwd,
+        asking,
     } = launch;
     let workspace = match &ctx.workspace {
         Ok(ws) => ws.clone(),
@@ -115,7 +118,7 @@ pub fn supervise(
                 report::outcome(&outcome, limits.timeout, limits.output_limit);
                 let exit = exit_of(&outcome);
                 if let Some(p) = &plan_now {
-                    after_confined(&outcome, exit, p, cwd);
+                    after_confined(&outcome, exit, p, cwd, &asking);
                 }
                 let enforced = enforced(plan_now.as_ref(), unconfined.as_ref(), outcome.applied);
                 (exit, Some(outcome), enforced)
@@ -235,7 +238,13 @@ fn report_restored(snapshot: &Snapshot, plan: &Plan) {
 
 /// After a confined command: a file-size kill, a likely refusal, the
 /// credentials it did not get.
-fn after_confined(outcome: &Outcome, exit: Exit, plan: &Plan, cwd: &Path) {
+fn after_confined(
+    outcome: &Outcome,
+    exit: Exit,
+    plan: &Plan,
+    cwd: &Path,
+    asking: &sandbox::hint::Asking<'_>,
+) {
     // The command itself, or (its shell reporting 128+N) a program it ran.
     if outcome.status == Some(ChildStatus::Signaled(libc::SIGXFSZ))
         || outcome.status == Some(ChildStatus::Exited(128 + libc::SIGXFSZ))
@@ -245,7 +254,7 @@ fn after_confined(outcome: &Outcome, exit: Exit, plan: &Plan, cwd: &Path) {
     if exit.code() == 0 {
         return;
     }
-    if let Some(h) = sandbox::hint::hint(&outcome.stderr_tail, plan, cwd) {
+    if let Some(h) = sandbox::hint::hint(&outcome.stderr_tail, plan, cwd, asking) {
         report::raw(&format!("{h}\n"));
     }
     if !plan.withheld_env.is_empty() {

@@ -18,7 +18,7 @@ use crate::judge::{self, Judge, Origin, Run, Switches, Unconfined};
 use crate::launch::{self, Launch};
 use crate::limits::{self, LimitSource, Limits, Request, Requests};
 use crate::policy::Decision;
-use crate::{approval, nested, realshell, report, script, shell, state};
+use crate::{approval, nested, realshell, report, sandbox, script, shell, state};
 
 /// Shim mode: `bash …` / `sh …`.
 pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
@@ -182,6 +182,14 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
             terminal_stdin: ctx.stdin_is_tty && judge.config.allow_terminal_input.value,
             run,
             cwd: &cwd,
+            asking: sandbox::hint::Asking {
+                places: &judge.places,
+                reviewer: judge.enabled.0,
+                tmpdir: ctx
+                    .var_str("TMPDIR")
+                    .filter(|t| t.starts_with('/'))
+                    .map(Path::new),
+            },
         },
         &mut || counted = rec.count(&decided, state::NO_WAIT),
     );

@@ -94,14 +94,43 @@ fn writes_outside_the_writable_paths_fail_with_the_hint() {
             assert_ne!(r.code(), Some(0), "{script}: ran");
             assert_eq!(read(&path), before, "{script}: wrote {target}");
             assert!(r.stderr().contains(HINT), "{script}: {}", r.stderr());
+            // Never a grant that would be refused: a profile, a new file
+            // in the home (its directory, the home, would be granted).
             let want = if target.starts_with(".ssh") {
                 format!("'{p}' is among the secrets")
             } else {
-                format!("AUTOMODE_WRITE={p} ")
+                "never granted to a command".to_string()
             };
             assert!(r.stderr().contains(&want), "{script}: {}", r.stderr());
+            assert!(!r.stderr().contains("AUTOMODE_WRITE"), "{}", r.stderr());
         }
     }
+    // A path that can be granted: with auto mode off nothing reviews a
+    // widening, so the hint says the user runs it; with it on, how to
+    // ask.
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
+    let p = outside.path().join("out.txt");
+    let r = run(&mut env.script(&format!("./append {}", p.display())));
+    assert_ne!(r.code(), Some(0));
+    assert!(
+        r.stderr().contains("the user runs it themselves"),
+        "{}",
+        r.stderr()
+    );
+    assert!(!r.stderr().contains("AUTOMODE_WRITE"), "{}", r.stderr());
+    let on = Env::new();
+    write(
+        &on.work.join("put.py"),
+        &format!("open('{}', 'a').write('x')\n", p.display()),
+    );
+    let r = run(&mut on.script("python3 put.py"));
+    assert_ne!(r.code(), Some(0));
+    assert!(
+        r.stderr()
+            .contains(&format!("AUTOMODE_WRITE={} ", p.display())),
+        "{}",
+        r.stderr()
+    );
     // Deleting the home's files fails too.
     let r = run(&mut env.script(&format!("rm -rf {}", env.home.join(".ssh").display())));
     assert_ne!(r.code(), Some(0));
@@ -834,4 +863,69 @@ fn denied_paths_are_kept_from_every_command_by_the_sandbox() {
             "{denied}"
         );
     }
+}
+
+#[test]
+fn with_the_home_under_tmp_the_hint_and_doctor_say_what_works() {
+    if !landlock_or_skip("home_under_tmp") {
+        return;
+    }
+    let tmp_home = tempfile::tempdir_in("/tmp").unwrap();
+    let env = Env::new().with_env("HOME", &tmp_home.path().display().to_string());
+    let r = run(&mut env.script("mktemp"));
+    assert_ne!(r.code(), Some(0));
+    let err = r.stderr();
+    assert!(err.contains("lies inside it"), "{err}");
+    assert!(!err.contains("AUTOMODE_WRITE"), "{err}");
+    // What it proposes works.
+    let at = err.find("mkdir -p ").unwrap();
+    let proposed = &err[at..err[at..].find(" <the same command>").unwrap() + at];
+    let r = run(&mut env.script(&format!("{proposed} mktemp")));
+    assert_eq!(r.code(), Some(0), "{proposed}: {}", r.stderr());
+    assert!(
+        r.stdout()
+            .starts_with(&env.work.join(".tmp").display().to_string())
+    );
+    for view in [["doctor"].as_slice(), ["status"].as_slice()] {
+        let r = run(env.automode().args(view));
+        assert!(
+            r.stdout().contains("lies under /tmp"),
+            "{view:?}: {}",
+            r.stdout()
+        );
+    }
+}
+
+#[test]
+fn an_approved_file_the_tool_replaces_says_the_user_must_run_it() {
+    if !landlock_or_skip("approved_file_replaced") {
+        return;
+    }
+    let env = Env::new()
+        .with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            r#"{"autoMode": {"classifierModel": "none"}}"#,
+        )
+        .with_env("AUTOMODE_SESSION", "gitconfig");
+    let config = env.home.join(".gitconfig");
+    write(&config, "[core]\n");
+    let script = format!(
+        "AUTOMODE_WRITE={} git config --global user.name agent",
+        config.display()
+    );
+    let r = run(&mut env.script(&script));
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
+    let at = r.stderr().find("automode approve ").unwrap();
+    let code = r.stderr()[at + "automode approve ".len()..][..7].to_string();
+    assert_eq!(run(env.automode().args(["approve", &code])).code(), Some(0));
+    let r = run(&mut env.script(&script));
+    assert_ne!(r.code(), Some(0));
+    assert_eq!(read(&config), "[core]\n");
+    let err = r.stderr();
+    assert!(err.contains("was granted to this command"), "{err}");
+    assert!(
+        err.contains("the user must run this command themselves"),
+        "{err}"
+    );
+    assert!(!err.contains("AUTOMODE_WRITE="), "no loop: {err}");
 }

@@ -188,8 +188,16 @@ fn checks(ctx: &Context, state_dir: Option<&Path>, online: bool) -> Vec<Check> {
             format!("cannot be enforced: {why}"),
         ),
     }
-    // The classifier.
     let var = |k: &str| ctx.var_str(k).map(str::to_string);
+    if mode != crate::sandbox::Mode::Off
+        && let Some(h) = ctx.home()
+    {
+        let home = crate::policy::places::canon(&h);
+        for (_, warning) in crate::sandbox::roots_holding_home(&cfg.sandbox, &home, &var) {
+            add("sandbox", Level::Warn, warning);
+        }
+    }
+    // The classifier.
     let chosen = provider::choice(&cfg, &var);
     match (&chosen, provider::resolve(&cfg, &var)) {
         (_, Ok(p)) => {

@@ -96,6 +96,14 @@ pub(super) fn run(
             terminal_stdin: false,
             run,
             cwd: &cwd,
+            asking: crate::sandbox::hint::Asking {
+                places: &judge.places,
+                reviewer: false,
+                tmpdir: ctx
+                    .var_str("TMPDIR")
+                    .filter(|t| t.starts_with('/'))
+                    .map(Path::new),
+            },
         },
         &mut || {},
     )

@@ -54,6 +54,16 @@ pub(super) fn run(
     } else {
         Vec::new()
     };
+    let home_in_roots = ctx
+        .home()
+        .map(|h| {
+            crate::sandbox::roots_holding_home(
+                &cfg.sandbox,
+                &crate::policy::places::canon(&h),
+                &var,
+            )
+        })
+        .unwrap_or_default();
     if json {
         let value = serde_json::json!({
             "sandbox": {
@@ -62,6 +72,7 @@ pub(super) fn run(
                 "status": sandbox_status,
                 "kernel_abi": kernel.abi,
                 "not_confined": gaps,
+                "home_in_write_roots": home_in_roots.iter().map(|(r, w)| serde_json::json!({"root": r.display().to_string(), "warning": w})).collect::<Vec<_>>(),
             },
             "enabled": enabled,
             "switch_locked": locked,
@@ -114,6 +125,11 @@ pub(super) fn run(
     };
     for g in &gaps {
         let _ = writeln!(out, "  not confined on this kernel: {g}");
+    }
+    if sandbox_status.enforced() {
+        for (_, warning) in &home_in_roots {
+            let _ = writeln!(out, "  warning: {warning}");
+        }
     }
     let _ = match (chosen.spec(), &ready) {
         (Some(m), Ok(_)) => writeln!(

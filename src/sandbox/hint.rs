@@ -4,11 +4,31 @@
 //! cross-device link`), worded by each tool its own way; automode reads
 //! the end of the command's stderr, finds such an error with a path it
 //! did not grant, and adds one line saying so and how to ask for it once.
-//! Never certain: it says "likely".
+//! Never certain: it says "likely". A hint only proposes what can
+//! succeed: never a grant that is refused outright, never the grant the
+//! command already had, never a review when auto mode is off.
 
 use std::path::{Path, PathBuf};
 
 use super::Plan;
+use crate::policy::places::Places;
+
+/// What decides whether a refused path can be asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct Asking<'a> {
+    pub places: &'a Places,
+    /// Someone can review a widening (auto mode is on).
+    pub reviewer: bool,
+    /// `$TMPDIR`, when set to an absolute path.
+    pub tmpdir: Option<&'a Path>,
+}
+
+/// Where no one reviews a widening.
+const NO_REVIEWER: &str = "Nothing can widen the sandbox for this command (auto mode is off, or it ran through `automode exec`): the user runs it themselves.";
+
+/// The temporary directories commands may write by default (besides
+/// `$TMPDIR`): left out when the home lies inside them.
+const TEMP_ROOTS: &[&str] = &["/tmp", "/dev/shm"];
 
 /// How tools word the refusals the sandbox causes, with what they mean.
 const REFUSALS: &[(&str, Kind)] = &[
@@ -54,10 +74,17 @@ const NO_NETWORK: &[&str] = &[
 
 /// The hint for a failed command's stderr tail, if the sandbox likely
 /// refused it. `cwd`: where relative paths in messages are.
-pub fn hint(stderr_tail: &[u8], plan: &Plan, cwd: &Path) -> Option<String> {
+pub fn hint(stderr_tail: &[u8], plan: &Plan, cwd: &Path, asking: &Asking<'_>) -> Option<String> {
     let text = String::from_utf8_lossy(stderr_tail);
     if plan.network == super::Network::Deny && NO_NETWORK.iter().any(|n| text.contains(n)) {
-        return Some("automode: this was likely refused by automode's sandbox: sandbox.network is \"deny\", so commands reach only loopback. To ask for the network once, run: AUTOMODE_SANDBOX=off <the same command> (only the user can approve it).".to_string());
+        let ask = if asking.reviewer {
+            "To ask for the network once, run: AUTOMODE_SANDBOX=off <the same command> (only the user can approve it)."
+        } else {
+            NO_REVIEWER
+        };
+        return Some(format!(
+            "automode: this was likely refused by automode's sandbox: sandbox.network is \"deny\", so commands reach only loopback. {ask}"
+        ));
     }
     let lines: Vec<&str> = text.lines().collect();
     let mut cross_device = false;
@@ -88,19 +115,24 @@ pub fn hint(stderr_tail: &[u8], plan: &Plan, cwd: &Path) -> Option<String> {
             .flat_map(|l| paths_in(l, cwd).into_iter().rev().map(|(_, p)| p))
             .collect::<Vec<_>>();
         for p in after.chain(before).chain(earlier.iter()) {
-            if let Some(h) = explain(p, plan) {
+            if let Some(h) = explain(p, plan, cwd, asking) {
                 return Some(h);
             }
         }
     }
     cross_device.then(|| {
-        "automode: this was likely refused by automode's sandbox: moving or linking a file between directories the sandbox grants differently is refused (\"Invalid cross-device link\"); copy the file instead, or ask for the target once with AUTOMODE_WRITE=<path> <the same command> (it will be reviewed).".to_string()
+        let ask = if asking.reviewer {
+            ", or ask for the target once with AUTOMODE_WRITE=<path> <the same command> (it will be reviewed)"
+        } else {
+            ""
+        };
+        format!("automode: this was likely refused by automode's sandbox: moving or linking a file between directories the sandbox grants differently is refused (\"Invalid cross-device link\"); copy the file instead{ask}.")
     })
 }
 
 /// Why the sandbox refuses `p`, as the hint line; `None` when `p` is one
 /// it grants (the error was something else).
-fn explain(p: &Path, plan: &Plan) -> Option<String> {
+fn explain(p: &Path, plan: &Plan, cwd: &Path, asking: &Asking<'_>) -> Option<String> {
     let shown = p.display();
     if plan.read_deny.iter().any(|d| p.starts_with(d))
         && !plan.read_keep.iter().any(|k| p.starts_with(k))
@@ -119,6 +151,28 @@ fn explain(p: &Path, plan: &Plan) -> Option<String> {
             "automode: this was likely refused by automode's sandbox: '{shown}' is protected inside the project (sandbox.protect: it chooses what runs later, outside the sandbox). Ask the user to change it."
         ));
     }
+    // A file granted to this command on its own that still failed: the
+    // tool replaces it (a lock or temporary file beside it, then a
+    // rename), which needs the directory.
+    if plan.extra_write.iter().any(|(w, _)| w == p)
+        && std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file())
+    {
+        let dir = p.parent().unwrap_or(Path::new("/"));
+        let tail = match super::widen::refusal(dir, asking.places, &plan.read_deny) {
+            None if asking.reviewer => format!(
+                "To ask for its directory once, run: AUTOMODE_WRITE={} <the same command> (it will be reviewed).",
+                dir.display()
+            ),
+            None => NO_REVIEWER.to_string(),
+            Some(why) => format!(
+                "That directory is never granted to a command ({why}): the user must run this command themselves."
+            ),
+        };
+        return Some(format!(
+            "automode: this was likely refused by automode's sandbox: '{shown}' was granted to this command, but the tool replaces the file (it makes a lock or temporary file beside it and renames it), which needs its directory {} writable. {tail}",
+            dir.display()
+        ));
+    }
     let writable = plan
         .write
         .iter()
@@ -129,8 +183,43 @@ fn explain(p: &Path, plan: &Plan) -> Option<String> {
     if writable {
         return None;
     }
+    // What `AUTOMODE_WRITE=p` would grant: `p`, or the directory a new
+    // file is made in.
+    let grant = if std::fs::symlink_metadata(p).is_ok() {
+        p
+    } else {
+        p.parent().unwrap_or(Path::new("/"))
+    };
+    let refused = super::widen::refusal(grant, asking.places, &plan.read_deny);
+    let home = asking.places.home.as_deref();
+    let temp = TEMP_ROOTS
+        .iter()
+        .map(Path::new)
+        .chain(asking.tmpdir)
+        .find(|t| {
+            grant.starts_with(t)
+                && home.is_some_and(|h| h.starts_with(t) && !p.starts_with(h))
+        });
+    if let (Some(t), Some(h)) = (temp, home) {
+        return Some(format!(
+            "automode: this was likely refused by automode's sandbox: '{shown}' is in {}, which the sandbox cannot make writable because the home directory ({}) lies inside it. Write temporary files inside the project instead; for a tool that uses TMPDIR: mkdir -p {tmp} && TMPDIR={tmp} <the same command>. (`automode doctor` explains; moving TMPDIR or the home out of {} fixes it for good.)",
+            t.display(),
+            h.display(),
+            t.display(),
+            tmp = crate::shell::quote(&cwd.join(".tmp").to_string_lossy()),
+        ));
+    }
+    let tail = match refused {
+        Some(why) => format!(
+            "It is never granted to a command ({why}): if the user wants it changed, they run that command themselves."
+        ),
+        None if asking.reviewer => format!(
+            "To ask for it once, run: AUTOMODE_WRITE={shown} <the same command> (it will be reviewed)."
+        ),
+        None => NO_REVIEWER.to_string(),
+    };
     Some(format!(
-        "automode: this was likely refused by automode's sandbox: '{shown}' is outside the writable paths (project, temp, tool caches). To ask for it once, run: AUTOMODE_WRITE={shown} <the same command> (it will be reviewed)."
+        "automode: this was likely refused by automode's sandbox: '{shown}' is outside the writable paths (project, temp, tool caches). {tail}"
     ))
 }
 
@@ -179,6 +268,7 @@ fn resolve(s: &str, cwd: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -195,34 +285,52 @@ mod tests {
         }
     }
 
+    fn places(home: &str) -> Places {
+        Places {
+            home: Some(PathBuf::from(home)),
+            cwd: PathBuf::from("/p"),
+            ..Places::default()
+        }
+    }
+
     fn h(stderr: &str) -> Option<String> {
-        hint(stderr.as_bytes(), &plan(), Path::new("/p"))
+        // The paths the tests name are not under this home.
+        let places = places("/home/nobody");
+        let asking = Asking {
+            places: &places,
+            reviewer: true,
+            tmpdir: None,
+        };
+        hint(stderr.as_bytes(), &plan(), Path::new("/p"), &asking)
     }
 
     #[test]
     fn finds_the_refused_path_in_each_tools_words() {
         for (stderr, path) in [
-            ("bash: /h/.bashrc: Permission denied\n", "/h/.bashrc"),
+            ("bash: /srv/.bashrc: Permission denied\n", "/srv/.bashrc"),
             (
-                "/opt/shims/bash: line 1: /h/.profile: Permission denied\n",
-                "/h/.profile",
-            ),
-            ("touch: cannot touch '/h/x': Permission denied\n", "/h/x"),
-            (
-                "Traceback (most recent call last):\n  File \"<string>\", line 1\nPermissionError: [Errno 13] Permission denied: '/h/.bashrc'\n",
-                "/h/.bashrc",
+                "/opt/shims/bash: line 1: /srv/.profile: Permission denied\n",
+                "/srv/.profile",
             ),
             (
-                "npm ERR! code EACCES\nnpm ERR! Error: EACCES: permission denied, mkdir '/h/.npm'\n",
-                "/h/.npm",
+                "touch: cannot touch '/srv/x': Permission denied\n",
+                "/srv/x",
             ),
             (
-                "error: failed to create directory `/h/.cargo/registry/cache`\n\nCaused by:\n  Permission denied (os error 13)\n",
-                "/h/.cargo/registry/cache",
+                "Traceback (most recent call last):\n  File \"<string>\", line 1\nPermissionError: [Errno 13] Permission denied: '/srv/.bashrc'\n",
+                "/srv/.bashrc",
             ),
             (
-                "cp: cannot create regular file '/h/bin/app': Permission denied\n",
-                "/h/bin/app",
+                "npm ERR! code EACCES\nnpm ERR! Error: EACCES: permission denied, mkdir '/srv/.npm'\n",
+                "/srv/.npm",
+            ),
+            (
+                "error: failed to create directory `/srv/.cargo/registry/cache`\n\nCaused by:\n  Permission denied (os error 13)\n",
+                "/srv/.cargo/registry/cache",
+            ),
+            (
+                "cp: cannot create regular file '/srv/bin/app': Permission denied\n",
+                "/srv/bin/app",
             ),
         ] {
             let got = h(stderr).unwrap_or_else(|| panic!("no hint for {stderr:?}"));
@@ -257,9 +365,15 @@ mod tests {
     fn a_network_failure_under_network_deny_says_so() {
         let mut p = plan();
         let err = "curl: (6) Could not resolve host: example.com\n";
-        assert_eq!(hint(err.as_bytes(), &p, Path::new("/p")), None);
+        let places = places("/h");
+        let asking = Asking {
+            places: &places,
+            reviewer: true,
+            tmpdir: None,
+        };
+        assert_eq!(hint(err.as_bytes(), &p, Path::new("/p"), &asking), None);
         p.network = super::super::Network::Deny;
-        let got = hint(err.as_bytes(), &p, Path::new("/p")).unwrap_or_default();
+        let got = hint(err.as_bytes(), &p, Path::new("/p"), &asking).unwrap_or_default();
         assert!(got.contains("sandbox.network is \"deny\""), "{got}");
     }
 
@@ -268,5 +382,109 @@ mod tests {
         assert_eq!(h("rm: cannot remove '/p/x': Permission denied\n"), None);
         assert_eq!(h("error: linker failed\n"), None);
         assert_eq!(h("tee: /dev/null: Permission denied\n"), None);
+    }
+
+    #[test]
+    fn a_hint_never_proposes_a_grant_that_is_refused_or_already_had() {
+        // The home under /tmp: /tmp is not writable, and asking for it
+        // would be refused; the hint says what works instead.
+        let tmp_home = places("/tmp/ci/home");
+        let a = Asking {
+            places: &tmp_home,
+            reviewer: true,
+            tmpdir: None,
+        };
+        let mut plan = plan();
+        plan.write = vec![PathBuf::from("/p")];
+        let got = hint(
+            b"mktemp: failed to create file via template '/tmp/tmp.XXXXXXXXXX': Permission denied\n",
+            &plan,
+            Path::new("/p"),
+            &a,
+        )
+        .unwrap_or_default();
+        assert!(!got.contains("AUTOMODE_WRITE"), "{got}");
+        assert!(
+            got.contains("home directory (/tmp/ci/home) lies inside it"),
+            "{got}"
+        );
+        assert!(got.contains("TMPDIR="), "{got}");
+        // Never granted: /etc, a profile.
+        let home = places("/h");
+        let a = Asking {
+            places: &home,
+            reviewer: true,
+            tmpdir: None,
+        };
+        for err in [
+            "tee: /etc/hosts: Permission denied\n",
+            "bash: /h/.bashrc: Permission denied\n",
+        ] {
+            let got = hint(err.as_bytes(), &plan, Path::new("/p"), &a).unwrap_or_default();
+            assert!(!got.contains("AUTOMODE_WRITE"), "{got}");
+            assert!(got.contains("never granted"), "{got}");
+        }
+        // Auto mode off: nothing to review.
+        let off = Asking {
+            places: &home,
+            reviewer: false,
+            tmpdir: None,
+        };
+        let got = hint(
+            b"touch: cannot touch '/srv/x': Permission denied\n",
+            &plan,
+            Path::new("/p"),
+            &off,
+        )
+        .unwrap_or_default();
+        assert!(!got.contains("AUTOMODE_WRITE"), "{got}");
+        assert!(got.contains("the user runs it themselves"), "{got}");
+    }
+
+    #[test]
+    fn a_granted_file_the_tool_replaces_names_its_directory_or_the_user() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("h");
+        let other = dir.path().join("srv");
+        for d in [&home, &other] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let config = home.join(".gitconfig");
+        let data = other.join("data.json");
+        for f in [&config, &data] {
+            std::fs::write(f, "x").unwrap();
+        }
+        let places = places(&home.display().to_string());
+        let a = Asking {
+            places: &places,
+            reviewer: true,
+            tmpdir: None,
+        };
+        let mut plan = plan();
+        plan.extra_write = vec![
+            (config.clone(), "approved".into()),
+            (data.clone(), "approved".into()),
+        ];
+        let err = format!(
+            "error: could not lock config file {}: Permission denied\n",
+            config.display()
+        );
+        let got = hint(err.as_bytes(), &plan, Path::new("/p"), &a).unwrap_or_default();
+        assert!(got.contains("was granted to this command"), "{got}");
+        assert!(
+            got.contains("the user must run this command themselves"),
+            "{got}"
+        );
+        assert!(!got.contains("AUTOMODE_WRITE"), "{got}");
+        let err = format!(
+            "sed: couldn't open temporary file {}/sedAb12: Permission denied\nsed: {}: Permission denied\n",
+            other.display(),
+            data.display()
+        );
+        let got = hint(err.as_bytes(), &plan, Path::new("/p"), &a).unwrap_or_default();
+        assert!(
+            got.contains(&format!("AUTOMODE_WRITE={} ", other.display())),
+            "{got}"
+        );
     }
 }

@@ -763,11 +763,14 @@ pub fn denied_reads(inp: &Inputs<'_>) -> Vec<PathBuf> {
 
 /// For a command an allow rule or the classifier approved: the literal
 /// targets it changes outside the writable set, each granted exactly (an
-/// existing file it writes, else the directory the change happens in),
-/// and the protected paths it changes (left writable for it).
+/// existing file it writes, else the directory the change happens in;
+/// never a grant `widen::refusal` forbids, such as the home for a new
+/// file in it), and the protected paths it changes (left writable for
+/// it).
 pub fn approved_targets(
     plan: &Plan,
     a: &crate::shell::analysis::Analysis,
+    places: &crate::policy::places::Places,
 ) -> (Vec<(PathBuf, String)>, Vec<PathBuf>) {
     use crate::shell::analysis::{EffectKind, TargetKind};
     let writable = |p: &Path| {
@@ -806,6 +809,9 @@ pub fn approved_targets(
                 None => continue,
             }
         };
+        if widen::refusal(&grant, places, &plan.read_deny).is_some() {
+            continue;
+        }
         if !outside.iter().any(|(g, _): &(PathBuf, String)| *g == grant) {
             outside.push((
                 grant,
@@ -1050,6 +1056,38 @@ pub fn plan(inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Plan {
     let mut plan = base_plan(inp);
     complete(&mut plan, inp, cmd);
     plan
+}
+
+/// The configured write roots the sandbox leaves out because the home
+/// lies inside them (`/tmp` when the home is under it: a grant there
+/// would reach the home), each with the warning `automode doctor` and
+/// `automode status` give.
+pub fn roots_holding_home(
+    cfg: &crate::config::SandboxConfig,
+    home: &Path,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> Vec<(PathBuf, String)> {
+    let expand = Expand {
+        home: Some(home),
+        var,
+    };
+    let mut out: Vec<(PathBuf, String)> = Vec::new();
+    for w in &cfg.write {
+        let Some(root) = expand.path(&w.value).as_deref().and_then(existing) else {
+            continue;
+        };
+        if home.starts_with(&root) && !out.iter().any(|(r, _)| *r == root) {
+            let r = root.display();
+            out.push((
+                root.clone(),
+                format!(
+                    "the home directory {} lies under {r}, so the sandbox cannot let commands write {r} itself (a grant there would reach the home): tools that make files directly in {r} (mktemp, test runners' temporary directories) fail. Set TMPDIR to a directory outside the home that does not contain it (for example /var/tmp/$USER, made first), or move the home out of {r}",
+                    home.display()
+                ),
+            ));
+        }
+    }
+    out
 }
 
 /// Can this process make a user namespace? (An unprivileged user may be

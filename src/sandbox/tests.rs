@@ -378,12 +378,14 @@ fn a_plan_grants_the_project_caches_and_devices_and_denies_the_secrets() {
     assert_eq!(plan.withheld_env, ["OPENAI_API_KEY"]);
     assert_eq!(plan.max_file_bytes, DEFAULT_MAX_FILE_BYTES);
     // Approved targets outside: a new file's directory, an existing
-    // file itself; protected targets are left writable for the command.
+    // file itself; protected targets are left writable for the command;
+    // never the home for a new file in it (the whole home would be).
     std::fs::create_dir_all(home.join("bin")).unwrap();
     std::fs::write(home.join("notes.txt"), "n").unwrap();
     let analysis = crate::shell::analyze(crate::shell::Request {
         script: format!(
-            "cp a {}/bin/app; echo x >> {}/notes.txt; echo y > .git/hooks/pre-push",
+            "cp a {}/bin/app; echo x >> {}/notes.txt; echo y > .git/hooks/pre-push; echo z > {}/new.txt",
+            home.display(),
             home.display(),
             home.display()
         )
@@ -400,7 +402,7 @@ fn a_plan_grants_the_project_caches_and_devices_and_denies_the_secrets() {
         dialect: crate::shell::Dialect::Bash,
         budget: crate::shell::TIME_BUDGET,
     });
-    let (outside, protected) = approved_targets(&plan, &analysis);
+    let (outside, protected) = approved_targets(&plan, &analysis, &pl);
     let granted: Vec<&PathBuf> = outside.iter().map(|(p, _)| p).collect();
     assert_eq!(granted, [&home.join("bin"), &home.join("notes.txt")]);
     assert_eq!(protected, [project.join(".git/hooks/pre-push")]);

@@ -64,9 +64,19 @@ pub fn parse(
         let asked = crate::shell::paths::resolve(Path::new("/"), part).0;
         let granted = match std::fs::canonicalize(&asked) {
             Ok(p) => p,
-            // Not there yet: the directory it would be created in.
+            // Not there yet: the directory it would be created in is
+            // what the sandbox grants, so it must be grantable too.
             Err(_) => match asked.parent().map(std::fs::canonicalize) {
-                Some(Ok(parent)) => parent.join(asked.file_name().unwrap_or_default()),
+                Some(Ok(parent)) => {
+                    if let Some(why) = refusal(&parent, places, read_deny) {
+                        return Some(Err(format!(
+                            "AUTOMODE_WRITE asks for {}, which does not exist yet: making it needs its directory {}, and {why}",
+                            asked.display(),
+                            parent.display()
+                        )));
+                    }
+                    parent.join(asked.file_name().unwrap_or_default())
+                }
                 _ => {
                     return Some(Err(format!(
                         "AUTOMODE_WRITE names {}, whose directory does not exist",

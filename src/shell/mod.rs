@@ -22,6 +22,18 @@ pub use analysis::Analysis;
 pub use commands::Dialect;
 pub use expand::Positional;
 
+/// `s` as one word of a POSIX shell line (quoted only when needed).
+pub fn quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@%".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 /// An environment value that is not valid UTF-8, as `Request::env`
 /// holds it: a NUL, which no real environment value can contain. Its
 /// variable is unknown to the analysis (never read as empty or as a
