@@ -39,7 +39,7 @@ if ! cargo rustc --release --locked --bin automode -- -C target-feature=+crt-sta
     say "static link failed; building a dynamically linked binary instead"
     cargo build --release --locked
 fi
-built=$repo/target/release/automode
+built=$("$repo/scripts/target-dir")/release/automode
 [ -x "$built" ] || die "build did not produce $built"
 
 # Find the real bash before our shims can shadow it: PATH (absolute

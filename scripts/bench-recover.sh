@@ -13,7 +13,7 @@ cargo build --release --locked --bin automode >/dev/null
 root=$(mktemp -d /var/tmp/automode-bench-recover.XXXXXX)
 trap 'rm -rf "$root"' EXIT INT TERM
 mkdir -p "$root/home" "$root/state" "$root/shims" "$root/empty" "$root/big/build"
-cp target/release/automode "$root/shims/automode"
+cp "$(scripts/target-dir)/release/automode" "$root/shims/automode"
 ln -s automode "$root/shims/bash"
 export HOME="$root/home" XDG_STATE_HOME="$root/state" AUTOMODE_SESSION=bench
 cd "$root/big"

@@ -9,6 +9,6 @@ cargo rustc --release --locked --bin automode -- -C target-feature=+crt-static -
 # here than a copy of it: its page cache is built from small writes.)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/automode-bench-bin.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-cp target/release/automode "$tmp/automode"
+cp "$(scripts/target-dir)/release/automode" "$tmp/automode"
 ln -s automode "$tmp/bash"
 python3 scripts/bench.py --shim "$tmp/bash" "$@"

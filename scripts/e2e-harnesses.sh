@@ -20,7 +20,8 @@
 #                       not FAILed (CI: .ci/run)
 #   --setup-bin PATH    the automode binary whose `automode setup HARNESS --write --shim {SHIM}`
 #                       points Claude Code and pi at the shell (docs/harnesses.md, "Harness setup");
-#                       default target/release/automode, else target/debug/automode
+#                       default <target>/release/automode, else <target>/debug/automode
+#                       (<target>: scripts/target-dir, which honours CARGO_TARGET_DIR)
 # Environment: AUTOMODE_E2E_CACHE (npm installs, default ~/.cache/automode-e2e),
 #   AUTOMODE_E2E_CONFIG (a config.json copied to each temp $XDG_CONFIG_HOME/automode/),
 #   AUTOMODE_* variables are passed through to the harness (and so to the shell).
@@ -71,7 +72,8 @@ if [[ -n $HOOK_CMD ]]; then # the hook runs in the temp project: make a relative
 	[[ $hook_prog != /* && -e $hook_prog ]] && HOOK_CMD="$(readlink -f -- "$hook_prog")${hook_rest:+ $hook_rest}"
 fi
 if [[ -z $SETUP_BIN ]]; then
-	for SETUP_BIN in "$HERE/../target/release/automode" "$HERE/../target/debug/automode"; do
+	target=$("$HERE/target-dir")
+	for SETUP_BIN in "$target/release/automode" "$target/debug/automode"; do
 		[[ -x $SETUP_BIN ]] && break
 	done
 fi

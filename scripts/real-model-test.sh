@@ -22,4 +22,4 @@ cargo build --release --locked --quiet
 URL="$(scripts/real-model-server.sh start --port auto --tools-template --parallel 2 --ctx 16384 --wait 180)"
 trap 'scripts/real-model-server.sh stop --port "${URL##*:}" >/dev/null 2>&1 || true' EXIT
 # Not exec: the EXIT trap must stop the server.
-python3 scripts/real-model/classify_test.py --url "$URL" --bin target/release/automode "$@"
+python3 scripts/real-model/classify_test.py --url "$URL" --bin "$(scripts/target-dir)/release/automode" "$@"

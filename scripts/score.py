@@ -11,7 +11,7 @@ prints:
   false positives allow cases denied or sent to ask (target <= 2 %)
   local allows    allow cases decided without the classifier
 
-Usage: scripts/score.py [--bin target/release/automode]
+Usage: scripts/score.py [--bin $(scripts/target-dir)/release/automode]
                         [--corpus tests/data/decisions.jsonl]
                         [--show-misses] [--json]
 
@@ -172,9 +172,16 @@ def check(binary, env, cwd, cmd):
     return json.loads(proc.stdout)
 
 
+def target_dir():
+    """Where cargo builds (CARGO_TARGET_DIR, cargo's configuration, or target/)."""
+    out = subprocess.run([os.path.join(ROOT, "scripts", "target-dir")],
+                         capture_output=True, text=True)
+    return out.stdout.strip() or os.path.join(ROOT, "target")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "automode"))
+    ap.add_argument("--bin", default=os.path.join(target_dir(), "release", "automode"))
     ap.add_argument("--corpus", default=os.path.join(ROOT, "tests", "data", "decisions.jsonl"))
     ap.add_argument("--show-misses", action="store_true")
     ap.add_argument("--json", action="store_true")

@@ -26,11 +26,15 @@ need make || apt_install make
 need unshare || apt_install util-linux
 # The terminal tests drive the shim in a real tmux.
 need tmux || apt_install tmux
+# The tool smoke tests install from the npm registry (under CI=true a
+# missing npm fails them rather than skipping).
+need npm || apt_install npm
 
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
 cargo test --locked "$@"
 # The labelled corpora (tests/data/README.md): exit 1 unless every case
 # that must not be allowed is caught.
-python3 scripts/score.py --bin target/debug/automode
-python3 scripts/score.py --bin target/debug/automode --corpus tests/data/decisions-sandbox.jsonl
+bin=$(scripts/target-dir)/debug/automode
+python3 scripts/score.py --bin "$bin"
+python3 scripts/score.py --bin "$bin" --corpus tests/data/decisions-sandbox.jsonl

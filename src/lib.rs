@@ -30,3 +30,4 @@ pub mod session;
 pub mod shell;
 pub mod shim;
 pub mod state;
+pub mod testing;

@@ -306,3 +306,29 @@ fn setup_undo_takes_out_only_what_write_added() {
     )));
     assert_eq!(r.code(), Some(BLOCKED));
 }
+
+#[test]
+fn the_scripts_find_the_binary_where_cargo_builds_it() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(root.join("scripts/target-dir"))
+        .env("CARGO_TARGET_DIR", elsewhere.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        elsewhere.path().display().to_string()
+    );
+    // score.py looks there by default (and says so when nothing is built).
+    let out = std::process::Command::new("python3")
+        .arg(root.join("scripts/score.py"))
+        .env("CARGO_TARGET_DIR", elsewhere.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("{}/release/automode", elsewhere.path().display())),
+        "{err}"
+    );
+}

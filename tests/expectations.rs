@@ -74,19 +74,22 @@ fn tilde(name: &str) -> String {
 
 /// Check one expectation token; None when satisfied, else why not. A case
 /// that also expects `opaque` marks commands that only run through
-/// runtime evaluation: a refusal finding covers them.
+/// runtime evaluation: a refusal finding covers them. An opaque analysis
+/// satisfies a positive token only in a case that expects it to be
+/// opaque (`opaque`, `err`): otherwise giving up would pass every check.
 fn check(token: &str, a: &Analysis, expects_opaque: bool) -> Option<String> {
     let covered = expects_opaque && (refusal_finding(a) || a.has(FindingKind::InlineCode));
     let (negated, token) = match token.strip_prefix('!') {
         Some(t) => (true, t),
         None => (false, token),
     };
-    let opaque = a.opaque.is_some();
+    let gave_up = a.opaque.is_some();
+    let opaque = gave_up && expects_opaque;
     let holds = match token.split_once(':').map_or((token, ""), |(k, v)| (k, v)) {
-        ("err", _) => opaque,
-        ("opaque", _) => opaque || refusal_finding(a) || a.has(FindingKind::InlineCode),
+        ("err", _) => gave_up,
+        ("opaque", _) => gave_up || refusal_finding(a) || a.has(FindingKind::InlineCode),
         ("dyn0", _) => {
-            opaque
+            gave_up
                 || a.has(FindingKind::DynamicExecutable)
                 || a.commands
                     .iter()
@@ -206,22 +209,113 @@ const DELIBERATE: &[(&str, &str)] = &[
     ),
 ];
 
+/// Cases whose expectations name commands bash runs, where the analysis
+/// gives up instead (opaque, so the policy refuses the script): the
+/// fail-closed answer, accepted with the reason. A listed case must still
+/// be opaque (a parser that learnt it must leave this list).
+const OPAQUE_ACCEPTED: &[(&str, &str)] = &[
+    ("extglob_enabled", "extglob patterns are not parsed"),
+    ("rs_extglob_next_line", "extglob patterns are not parsed"),
+    (
+        "brace_word_newline",
+        "bash runs lines before a later syntax error; the analysis refuses the whole script",
+    ),
+    (
+        "dc_binary_expected_later_line",
+        "bash runs lines before a later syntax error; the analysis refuses the whole script",
+    ),
+    (
+        "se_later_line_if_eof",
+        "bash runs lines before a later syntax error; the analysis refuses the whole script",
+    ),
+    (
+        "se_stray_fi_after_rm",
+        "bash runs lines before a later syntax error; the analysis refuses the whole script",
+    ),
+    (
+        "se_stray_paren_stops_rest",
+        "bash runs lines before a later syntax error; the analysis refuses the whole script",
+    ),
+    (
+        "se_later_line_brace_unclosed",
+        "bash runs lines before a later syntax error; the analysis refuses the whole script",
+    ),
+    (
+        "se_later_cmdsub_unclosed",
+        "bash runs lines before a later syntax error; the analysis refuses the whole script",
+    ),
+    (
+        "se_stray_brace_later",
+        "bash runs lines before a later syntax error; the analysis refuses the whole script",
+    ),
+    (
+        "sub_backtick_double_backslash",
+        "backslashes inside backticks before `$(`: not followed",
+    ),
+    (
+        "sub_continuation_in_dollar_paren",
+        "a line continuation between `$` and `(`: not followed",
+    ),
+    (
+        "hs_continuation_in_op",
+        "a line continuation inside the `<<<` operator: not followed",
+    ),
+    (
+        "w_continuation_in_keyword",
+        "a line continuation inside a reserved word: not followed",
+    ),
+    (
+        "hd_dq_dollar_delim",
+        "a here-document delimiter with `$`: not followed",
+    ),
+    (
+        "hd_unquoted_dollar_delim",
+        "a here-document delimiter with `$`: not followed",
+    ),
+    (
+        "ns_real_dash_ansi_c",
+        "sh -c with $'…', which bash and dash read differently",
+    ),
+    (
+        "ns_real_dash_no_braces",
+        "sh -c with brace expansion, which bash and dash read differently",
+    ),
+    (
+        "lim_subshell_500",
+        "nesting deeper than the 400-level bound",
+    ),
+];
+
+/// The most cases of both corpora the analysis may give up on (opaque);
+/// more is a regression (the bash oracle caps its own count too).
+const MAX_OPAQUE: usize = 66;
+
 #[test]
 fn corpus_expectations_hold() {
     let mut failures = Vec::new();
     let cases = corpus();
+    let mut opaque = 0;
     for case in &cases {
         if DELIBERATE.iter().any(|(id, _)| case["id"] == *id) {
             continue;
         }
         let input = case["input"].as_str().unwrap();
         let a = analyse(input);
+        opaque += usize::from(a.opaque.is_some());
+        let accepted = OPAQUE_ACCEPTED.iter().any(|(id, _)| case["id"] == *id);
+        if accepted && a.opaque.is_none() {
+            failures.push(format!(
+                "{}: listed in OPAQUE_ACCEPTED but analysed now: check its expectations and take it off the list",
+                case["id"].as_str().unwrap()
+            ));
+        }
         for token in case["expect"].as_array().unwrap() {
-            let expects_opaque = case["expect"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|t| t == "opaque");
+            let expects_opaque = accepted
+                || case["expect"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|t| t == "opaque" || t == "err");
             if let Some(bad) = check(token.as_str().unwrap(), &a, expects_opaque) {
                 failures.push(format!(
                     "{}: {bad} (opaque: {:?}; commands: {:?})",
@@ -244,11 +338,15 @@ fn corpus_expectations_hold() {
         }
     }
     eprintln!(
-        "expectations: {} cases, {} failing tokens",
+        "expectations: {} cases, {opaque} opaque, {} failing tokens",
         cases.len(),
         failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        opaque <= MAX_OPAQUE,
+        "{opaque} cases are opaque, more than the {MAX_OPAQUE} accepted: the analysis gives up more often than it did"
+    );
 }
 
 #[test]
@@ -281,10 +379,9 @@ fn check_json_reports_the_stable_fields() {
             .iter()
             .any(|e| e["kind"] == "write" && e["path"] == "/tmp/out.txt")
     );
-    assert!(matches!(
-        v["decision"].as_str(),
-        Some("allow" | "deny" | "ask" | "classify")
-    ));
+    // The dynamic program name is refused before anything else.
+    assert_eq!(v["decision"], "deny", "{v}");
+    assert_eq!(v["tier"], "hard-deny", "{v}");
     // An unparsable script is opaque and never allowed.
     let r = run(env
         .automode()

@@ -7,10 +7,10 @@
 //! fails instead).
 
 use std::net::ToSocketAddrs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use crate::support::{Env, landlock_or_skip, run};
+use crate::support::{Env, landlock_or_skip, run, skip, tool_or_skip};
 
 fn reachable_or_skip(test: &str, host: &str) -> bool {
     let ok = (host, 443)
@@ -21,9 +21,7 @@ fn reachable_or_skip(test: &str, host: &str) -> bool {
             std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5)).is_ok()
         });
     if !ok {
-        let why = format!("{test}: {host} cannot be reached");
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
-        eprintln!("SKIPPED {why}");
+        skip(test, &format!("{host} cannot be reached"));
     }
     ok && landlock_or_skip(test)
 }
@@ -37,15 +35,6 @@ fn write(p: &Path, text: &str) {
 /// a long time limit.
 fn tool_env() -> Env {
     Env::supervision_only().with_env("AUTOMODE_TIMEOUT", "600")
-}
-
-/// Where a program is on the test's own PATH.
-fn which(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    })
 }
 
 #[test]
@@ -92,8 +81,7 @@ fn pip_installs_into_a_venv_in_the_sandbox() {
 
 #[test]
 fn npm_installs_in_the_sandbox() {
-    if which("npm").is_none() {
-        eprintln!("SKIPPED npm: npm is not installed");
+    if tool_or_skip("npm", "npm").is_none() {
         return;
     }
     if !reachable_or_skip("npm", "registry.npmjs.org") {
@@ -114,8 +102,7 @@ fn npm_installs_in_the_sandbox() {
 
 #[test]
 fn cargo_builds_a_crate_with_a_dependency_in_the_sandbox() {
-    let Some(cargo) = which("cargo") else {
-        eprintln!("SKIPPED cargo: cargo is not on PATH");
+    let Some(cargo) = tool_or_skip("cargo", "cargo") else {
         return;
     };
     if !reachable_or_skip("cargo", "index.crates.io") {

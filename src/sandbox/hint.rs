@@ -197,8 +197,7 @@ fn explain(p: &Path, plan: &Plan, cwd: &Path, asking: &Asking<'_>) -> Option<Str
         .map(Path::new)
         .chain(asking.tmpdir)
         .find(|t| {
-            grant.starts_with(t)
-                && home.is_some_and(|h| h.starts_with(t) && !p.starts_with(h))
+            grant.starts_with(t) && home.is_some_and(|h| h.starts_with(t) && !p.starts_with(h))
         });
     if let (Some(t), Some(h)) = (temp, home) {
         return Some(format!(

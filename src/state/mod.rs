@@ -508,7 +508,10 @@ mod tests {
             let f = dir.path().join(format!("f{i}"));
             std::fs::write(&f, b"x").unwrap_or_else(|e| panic!("{e}"));
             let Ok(born) = std::fs::metadata(&f).and_then(|m| m.created()) else {
-                eprintln!("skipped: {} has no birth times", dir.path().display());
+                crate::testing::skip(
+                    "birth times",
+                    &format!("{} has no birth times", dir.path().display()),
+                );
                 return;
             };
             let born = born

@@ -295,14 +295,25 @@ impl Drop for Reaper {
 pub fn landlock_or_skip(test: &str) -> bool {
     match automode::exec::landlock_abi() {
         Ok(abi) if abi >= 2 => true,
-        other => {
-            let why = format!("{test}: Landlock is not available here ({other:?})");
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
-            eprintln!("SKIPPED {why}");
-            false
-        }
+        other => skip(test, &format!("Landlock is not available here ({other:?})")),
     }
 }
+
+/// A tool the test needs, on the test's own PATH (under `CI=true` its
+/// absence fails the test; elsewhere the test is skipped, saying so).
+pub fn tool_or_skip(test: &str, name: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        skip(test, &format!("{name} is not installed"));
+    }
+    found
+}
+
+pub use automode::testing::skip;
 
 /// Path of a helper script shipped with the tests.
 pub fn helper(name: &str) -> PathBuf {
