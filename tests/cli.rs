@@ -332,3 +332,28 @@ fn the_scripts_find_the_binary_where_cargo_builds_it() {
         "{err}"
     );
 }
+
+#[test]
+fn the_configuration_examples_load_or_say_where_they_are_wrong() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("tests/data/config-examples.jsonl")).unwrap();
+    let env = Env::new();
+    for line in text.lines() {
+        let case: serde_json::Value = serde_json::from_str(line).unwrap();
+        let r = run(env
+            .automode()
+            .arg("config")
+            .env("AUTOMODE_SETTINGS_JSON", case["config"].to_string()));
+        if case["valid"] == true {
+            assert_eq!(r.code(), Some(0), "{}: {}", case["what"], r.stderr());
+        } else {
+            assert_ne!(r.code(), Some(0), "{}", case["what"]);
+            assert!(
+                r.stderr().contains("AUTOMODE_SETTINGS_JSON:1:"),
+                "{}: {}",
+                case["what"],
+                r.stderr()
+            );
+        }
+    }
+}

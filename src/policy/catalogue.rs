@@ -1106,8 +1106,14 @@ fn named_paths(places: &Places, base: &Path, text: &str) -> Vec<PathBuf> {
         if let Some((_, v)) = token.split_once('=') {
             forms.push(v);
         }
-        if token.len() > 2 && token.starts_with('-') && !token.starts_with("--") {
-            forms.push(&token[2..]);
+        if token.starts_with('-') && !token.starts_with("--") {
+            // `-Xvalue`: the value after the option letter (a letter may
+            // take several bytes).
+            let mut value = token.chars();
+            value.nth(1);
+            if !value.as_str().is_empty() {
+                forms.push(value.as_str());
+            }
         }
         for f in forms {
             let f = f.strip_prefix("file:").unwrap_or(f);

@@ -1393,6 +1393,19 @@ fn opaque_scripts_never_reach_an_allow_tier() {
     }
 }
 
+/// Found by the `decide` fuzz target: an option whose letter takes more
+/// than one byte (`-ӈx`) split a word inside a character.
+#[test]
+fn options_with_letters_of_several_bytes_are_placed() {
+    let fx = fixture();
+    let cfg = base_config(&fx);
+    for script in ["frobnicate -ӈx", "frobnicate -ӈ", "frobnicate -é~/.bashrc"] {
+        let _ = verdict_with(&fx, &cfg, script);
+    }
+    let v = verdict_with(&fx, &cfg, "frobnicate -é~/.bashrc");
+    assert_ne!(v.decision, Decision::Allow, "{}", v.reason);
+}
+
 /// Every operand is placed: a handler sees a resolved word as the text it
 /// is, attached short options (`-oFILE`) and `--opt=value` split by the
 /// same tables as the separate form, and an option only known at run time
