@@ -847,3 +847,26 @@ fn self_referring_arithmetic_values_are_walked_once() {
     // The substitution inside the value is still seen.
     assert!(names(&an).iter().any(|n| n == "id"), "{:?}", names(&an));
 }
+
+/// Found by the `analyze` fuzz target: a script that runs or sources a
+/// FIFO or a terminal made the analysis wait forever in `open` or
+/// `read`. Only regular files are read.
+#[test]
+fn running_or_sourcing_a_fifo_never_blocks_the_analysis() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let cwd = dir.path().to_path_buf();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for script in ["source ./pipe", ". ./pipe", "./pipe", "bash ./pipe"] {
+            let an = analyze(request(script, &cwd));
+            tx.send((script, an.opaque.is_some() || !an.findings.is_empty()))
+                .unwrap();
+        }
+    });
+    for _ in 0..4 {
+        let got = rx.recv_timeout(Duration::from_secs(10));
+        assert!(got.is_ok(), "the analysis blocked on a FIFO");
+    }
+}

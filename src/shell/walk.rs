@@ -379,6 +379,23 @@ impl expand::Env for EnvView<'_> {
     }
 }
 
+/// Open a file the analysis reads (a script it runs or sources) only if
+/// it is a regular file: never blocking on a FIFO's open or a terminal's
+/// read, never taking a controlling terminal (found by the `analyze`
+/// fuzz target: `. /dev/tty9` waited for typing).
+fn open_regular(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    if file.metadata()?.is_file() {
+        Ok(file)
+    } else {
+        Err(std::io::Error::other("not a regular file"))
+    }
+}
+
 /// Commands `Walker::builtin` interprets.
 fn is_builtin(name: &str) -> bool {
     matches!(
@@ -1493,7 +1510,7 @@ impl<'a> Walker<'a> {
             return;
         }
         let mut head = [0u8; 128];
-        let n = match std::fs::File::open(&path).and_then(|mut file| file.read(&mut head)) {
+        let n = match open_regular(&path).and_then(|mut file| file.read(&mut head)) {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 self.finding(
@@ -1879,7 +1896,11 @@ impl<'a> Walker<'a> {
             );
             return None;
         }
-        match std::fs::read(path) {
+        let read = open_regular(path).and_then(|mut file| {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut bytes).map(|_| bytes)
+        });
+        match read {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(t) => {
                     self.finding(
