@@ -85,7 +85,13 @@ pub fn supervise(
     }
     loop {
         let confinement = match (&plan_now, ruleset.take()) {
-            (Some(plan), Some(fd)) => Some(confinement(plan, fd)),
+            (Some(plan), Some(fd)) => match confinement(plan, fd) {
+                Ok(c) => Some(c),
+                Err(why) => {
+                    report::sandbox_failed(&why);
+                    return (Exit::Blocked, None, not_started());
+                }
+            },
             _ => None,
         };
         let snapshot = match &plan_now {
@@ -177,6 +183,7 @@ fn enforced(
             "state": if applied.landlock() { "confined" } else { "unconfined" },
             "landlock_abi": applied.landlock().then_some(p.abi.min(sandbox::TESTED_ABI)),
             "no_new_privs": applied.no_new_privs(),
+            "seccomp": applied.seccomp(),
             "max_file_bytes": applied.file_size_limit().then_some(p.max_file_bytes),
             "mount_namespace": applied.namespace(),
             "read_only": if applied.mounts() && p.protect_mode != ProtectMode::Restore { p.protect.len() } else { 0 },
@@ -205,9 +212,16 @@ fn watched(plan: &Plan) -> Vec<PathBuf> {
     }
 }
 
-/// The child's confinement for a plan and its ruleset.
-fn confinement(plan: &Plan, ruleset: OwnedFd) -> Confinement {
-    Confinement {
+/// The child's confinement for a plan and its ruleset (or why it cannot
+/// be built: the command must not run).
+fn confinement(plan: &Plan, ruleset: OwnedFd) -> Result<Confinement, String> {
+    // Where the network is confined, the ways around a network namespace
+    // and Landlock (raw, MPTCP, SCTP, packet sockets, io_uring) are shut.
+    let seccomp = match plan.network {
+        Network::Open => None,
+        Network::Deny => Some(sandbox::seccomp::kernel_program()?),
+    };
+    Ok(Confinement {
         ruleset: Some(ruleset),
         namespace: plan.namespace.then(|| Namespace {
             read_only: if plan.protect_mode == ProtectMode::Restore {
@@ -219,7 +233,8 @@ fn confinement(plan: &Plan, ruleset: OwnedFd) -> Confinement {
             network_off: plan.network == Network::Deny,
         }),
         max_file_bytes: Some(plan.max_file_bytes),
-    }
+        seccomp,
+    })
 }
 
 /// Undo and report what the command changed in protected paths.

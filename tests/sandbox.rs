@@ -640,7 +640,7 @@ fn exec_and_status_and_check_show_the_sandbox() {
             .any(|d| d.as_str().unwrap().ends_with("/.ssh")),
         "{s}"
     );
-    assert_eq!(s["network"], "allow");
+    assert_eq!(s["network"], "open");
     // The audit record carries it.
     let r = run(&mut env.script("true"));
     assert_eq!(r.code(), Some(0));
@@ -928,4 +928,70 @@ fn an_approved_file_the_tool_replaces_says_the_user_must_run_it() {
         "{err}"
     );
     assert!(!err.contains("AUTOMODE_WRITE="), "no loop: {err}");
+}
+
+/// A Python probe that tries each way to the network the seccomp filter
+/// shuts and prints what the kernel answered.
+const SOCKET_PROBE: &str = r#"
+import ctypes, errno, socket
+def attempt(name, f):
+    try:
+        s = f()
+        print(name, "open")
+        s.close()
+    except OSError as e:
+        print(name, errno.errorcode.get(e.errno, e.errno))
+attempt("tcp", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+attempt("udp", lambda: socket.socket(socket.AF_INET6, socket.SOCK_DGRAM))
+attempt("unix", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+attempt("mptcp", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262))
+attempt("sctp", lambda: socket.socket(socket.AF_INET, socket.SOCK_SEQPACKET, 132))
+attempt("raw", lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP))
+attempt("icmp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP))
+attempt("packet", lambda: socket.socket(17, socket.SOCK_RAW, 0))
+attempt("vsock", lambda: socket.socket(40, socket.SOCK_STREAM, 0))
+libc = ctypes.CDLL(None, use_errno=True)
+params = ctypes.create_string_buffer(120)
+fd = libc.syscall(425, 8, params)
+print("io_uring", "open" if fd >= 0 else errno.errorcode.get(ctypes.get_errno()))
+"#;
+
+#[test]
+fn a_confined_network_shuts_the_ways_around_it() {
+    if !landlock_or_skip("seccomp") {
+        return;
+    }
+    let env = Env::supervision_only().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"autoMode": {"enabled": false}, "sandbox": {"network": "deny"}}"#,
+    );
+    std::fs::write(env.work.join("probe.py"), SOCKET_PROBE).unwrap();
+    let r = run(&mut env.script("python3 probe.py"));
+    let out = r.stdout();
+    for open in ["tcp open", "udp open", "unix open"] {
+        assert!(out.contains(open), "{open}: {out}{}", r.stderr());
+    }
+    for shut in [
+        "mptcp EPERM",
+        "sctp EPERM",
+        "raw EPERM",
+        "icmp EPERM",
+        "packet EPERM",
+        "vsock EPERM",
+        "io_uring EPERM",
+    ] {
+        assert!(out.contains(shut), "{shut}: {out}");
+    }
+    let c = last_confinement(&env);
+    assert_eq!(c["seccomp"], true, "{c}");
+    // With the network open, nothing of it is filtered (today's
+    // behaviour): MPTCP and io_uring open where the kernel has them.
+    let open = Env::supervision_only().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"autoMode": {"enabled": false}, "sandbox": {"network": "open"}}"#,
+    );
+    std::fs::write(open.work.join("probe.py"), SOCKET_PROBE).unwrap();
+    let r = run(&mut open.script("python3 probe.py"));
+    assert!(!r.stdout().contains("io_uring EPERM"), "{}", r.stdout());
+    assert_eq!(last_confinement(&open)["seccomp"], false);
 }

@@ -788,7 +788,7 @@ fn defaults() -> Config {
             read_deny: pairs(crate::sandbox::DEFAULT_READ_DENY),
             protect: pairs(crate::sandbox::DEFAULT_PROTECT),
             protect_mode: Sourced::builtin(crate::sandbox::ProtectMode::Auto),
-            network: Sourced::builtin(crate::sandbox::Network::Allow),
+            network: Sourced::builtin(crate::sandbox::Network::Open),
             pass_env: Vec::new(),
             max_file_bytes: Sourced::builtin(crate::sandbox::DEFAULT_MAX_FILE_BYTES),
         },

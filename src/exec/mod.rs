@@ -164,6 +164,8 @@ pub struct Confinement {
     pub namespace: Option<Namespace>,
     /// `RLIMIT_FSIZE`: the largest file the command may write.
     pub max_file_bytes: Option<u64>,
+    /// A seccomp filter, installed after `no_new_privs`.
+    pub seccomp: Option<&'static [libc::sock_filter]>,
 }
 
 /// A private mount namespace: these paths bound read-only onto
@@ -238,6 +240,10 @@ impl Applied {
     /// The Landlock ruleset restricts the command.
     pub fn landlock(self) -> bool {
         self.0 & unix::applied::LANDLOCK != 0
+    }
+    /// The seccomp filter is installed.
+    pub fn seccomp(self) -> bool {
+        self.0 & unix::applied::SECCOMP != 0
     }
     /// Nothing was applied.
     pub fn is_empty(self) -> bool {
@@ -376,6 +382,14 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
                 network_off: n.network_off,
             }),
         max_file_bytes: plan.confinement.as_ref().and_then(|c| c.max_file_bytes),
+        seccomp: plan
+            .confinement
+            .as_ref()
+            .and_then(|c| c.seccomp)
+            .map(|f| libc::sock_fprog {
+                len: f.len() as u16,
+                filter: f.as_ptr().cast_mut(),
+            }),
         ruleset: plan
             .confinement
             .as_ref()
@@ -436,6 +450,7 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
                 unix::ConfineStage::FileSizeLimit => ("setting the file-size limit", false),
                 unix::ConfineStage::NoNewPrivs => ("setting no_new_privs", false),
                 unix::ConfineStage::Landlock => ("applying the Landlock ruleset", false),
+                unix::ConfineStage::Seccomp => ("installing the seccomp filter", false),
             };
             return Err(ExecError::Confine {
                 step: format!("{what}: {err}"),

@@ -160,6 +160,8 @@ pub(crate) struct ChildConfinement<'a> {
     /// The Landlock ruleset to restrict the child with (after
     /// `PR_SET_NO_NEW_PRIVS`).
     pub ruleset: Option<RawFd>,
+    /// A seccomp filter (its instructions live as long as the process).
+    pub seccomp: Option<libc::sock_fprog>,
 }
 
 /// A private mount namespace in a new user namespace.
@@ -189,10 +191,11 @@ pub(crate) enum ConfineStage {
     FileSizeLimit,
     NoNewPrivs,
     Landlock,
+    Seccomp,
 }
 
 impl ConfineStage {
-    const ALL: [ConfineStage; 7] = [
+    const ALL: [ConfineStage; 8] = [
         ConfineStage::UserNamespace,
         ConfineStage::IdMap,
         ConfineStage::Mounts,
@@ -200,6 +203,7 @@ impl ConfineStage {
         ConfineStage::FileSizeLimit,
         ConfineStage::NoNewPrivs,
         ConfineStage::Landlock,
+        ConfineStage::Seccomp,
     ];
 
     fn code(self) -> i32 {
@@ -226,6 +230,8 @@ pub(crate) mod applied {
     pub(crate) const NO_NEW_PRIVS: u32 = 1 << 4;
     /// `landlock_restrict_self` succeeded.
     pub(crate) const LANDLOCK: u32 = 1 << 5;
+    /// The seccomp filter installed.
+    pub(crate) const SECCOMP: u32 = 1 << 6;
 }
 
 /// What the child needs, prepared before fork so the child only makes raw
@@ -573,11 +579,25 @@ unsafe fn confine(c: &ChildFds<'_>) {
             }
             done(applied::FILE_SIZE);
         }
-        if let Some(fd) = conf.ruleset {
+        if conf.ruleset.is_some() || conf.seccomp.is_some() {
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0 {
                 fail(ConfineStage::NoNewPrivs);
             }
             done(applied::NO_NEW_PRIVS);
+        }
+        if let Some(prog) = &conf.seccomp {
+            if libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER,
+                0 as libc::c_uint,
+                prog as *const libc::sock_fprog,
+            ) != 0
+            {
+                fail(ConfineStage::Seccomp);
+            }
+            done(applied::SECCOMP);
+        }
+        if let Some(fd) = conf.ruleset {
             if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0 as libc::c_uint) != 0 {
                 fail(ConfineStage::Landlock);
             }

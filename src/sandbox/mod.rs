@@ -16,6 +16,7 @@ pub mod env;
 pub mod hint;
 pub mod protect;
 pub mod rules;
+pub mod seccomp;
 pub mod widen;
 
 use std::path::{Path, PathBuf};
@@ -55,8 +56,11 @@ pub enum ProtectMode {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Network {
+    /// The host's network, as the user's own programs have it (`"allow"`
+    /// is the earlier name).
     #[default]
-    Allow,
+    #[serde(alias = "allow")]
+    Open,
     /// A network namespace with loopback only.
     Deny,
 }

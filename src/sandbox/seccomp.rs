@@ -1,0 +1,318 @@
+//! The seccomp filter every command whose network is confined gets: the
+//! ways to reach a network that neither a network namespace nor Landlock
+//! sees. Built once in the supervisor (`seccompiler` compiles the rules
+//! below, which are data with a reason each); the child installs it with
+//! one system call right before `execve`, after `no_new_privs`.
+//!
+//! A denied call fails with `EPERM` (the program sees an ordinary
+//! refusal); a call from another architecture's system call table (i386's
+//! `int 0x80`, x32's numbers) ends the process, since its numbers mean
+//! other calls.
+
+use std::collections::BTreeMap;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+
+/// System calls no confined command makes, with why.
+pub const DENIED_CALLS: &[(i64, &str)] = &[
+    (
+        libc::SYS_io_uring_setup,
+        "io_uring makes sockets and sends data without the socket calls the filter sees",
+    ),
+    (
+        libc::SYS_io_uring_enter,
+        "io_uring makes sockets and sends data without the socket calls the filter sees",
+    ),
+    (
+        libc::SYS_io_uring_register,
+        "io_uring makes sockets and sends data without the socket calls the filter sees",
+    ),
+];
+
+/// Socket families a command may create, with why; every other is
+/// refused (packet sockets, VSOCK, Bluetooth, CAN, TIPC, …).
+pub const ALLOWED_FAMILIES: &[(i32, &str)] = &[
+    (
+        libc::AF_UNIX,
+        "local sockets: pipes between processes, daemons the sandbox lets it reach",
+    ),
+    (
+        libc::AF_INET,
+        "IPv4 TCP and UDP, confined by the network namespace",
+    ),
+    (
+        libc::AF_INET6,
+        "IPv6 TCP and UDP, confined by the network namespace",
+    ),
+    (
+        libc::AF_NETLINK,
+        "the kernel's routing and interface information (getaddrinfo, ip)",
+    ),
+];
+
+/// Socket types an IP socket may not have, with why (only stream and
+/// datagram: TCP and UDP).
+pub const DENIED_IP_TYPES: &[(i32, &str)] = &[
+    (libc::SOCK_RAW, "raw IP: any protocol, its own headers"),
+    (libc::SOCK_RDM, "reliable datagrams (RDS)"),
+    (
+        libc::SOCK_SEQPACKET,
+        "SCTP, which Landlock's TCP rules do not cover",
+    ),
+    (libc::SOCK_DCCP, "DCCP"),
+    (SOCK_PACKET, "link-level packets (the obsolete type)"),
+];
+
+/// Protocols an IP socket may name, with why (0 is the type's default:
+/// TCP for stream, UDP for datagram); every other is refused: MPTCP and
+/// SCTP (Landlock's TCP rules pass them, measured), ICMP and UDP-Lite.
+pub const ALLOWED_IP_PROTOCOLS: &[(i32, &str)] = &[
+    (0, "the type's default protocol"),
+    (libc::IPPROTO_TCP, "TCP"),
+    (libc::IPPROTO_UDP, "UDP"),
+];
+
+/// `SOCK_PACKET` (libc marks the name deprecated; its number stays).
+const SOCK_PACKET: i32 = 10;
+
+/// The mask of a socket type without its flags (`SOCK_NONBLOCK`,
+/// `SOCK_CLOEXEC`).
+const TYPE_MASK: u64 = 0xf;
+
+/// The first x32 system call number: on x86-64, a number with this bit
+/// is the x32 table's (the arch check alone does not see it).
+#[cfg(target_arch = "x86_64")]
+const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+
+/// The filter, compiled (the same for every command: built once per
+/// process).
+pub fn program() -> Result<BpfProgram, String> {
+    let err = |e: seccompiler::BackendError| format!("cannot build the seccomp filter: {e}");
+    let arch = TargetArch::try_from(std::env::consts::ARCH)
+        .map_err(|e| format!("cannot build the seccomp filter: {e}"))?;
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for (call, _) in DENIED_CALLS {
+        rules.insert(*call, Vec::new());
+    }
+    let cond = |arg: u8, op: SeccompCmpOp, value: u64| {
+        SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(err)
+    };
+    let rule = |conds: Vec<SeccompCondition>| SeccompRule::new(conds).map_err(err);
+    // socket(domain, type, protocol): a family outside the list, as the
+    // ranges between the allowed ones.
+    let mut socket = Vec::new();
+    let mut allowed: Vec<u64> = ALLOWED_FAMILIES.iter().map(|(f, _)| *f as u64).collect();
+    allowed.sort_unstable();
+    let mut below = 0u64;
+    for f in &allowed {
+        if *f > below {
+            socket.push(rule(vec![
+                cond(0, SeccompCmpOp::Ge, below)?,
+                cond(0, SeccompCmpOp::Lt, *f)?,
+            ])?);
+        }
+        below = f + 1;
+    }
+    socket.push(rule(vec![cond(0, SeccompCmpOp::Ge, below)?])?);
+    for family in [libc::AF_INET, libc::AF_INET6] {
+        for (t, _) in DENIED_IP_TYPES {
+            socket.push(rule(vec![
+                cond(0, SeccompCmpOp::Eq, family as u64)?,
+                cond(1, SeccompCmpOp::MaskedEq(TYPE_MASK), *t as u64)?,
+            ])?);
+        }
+        let mut other_protocol = vec![cond(0, SeccompCmpOp::Eq, family as u64)?];
+        for (p, _) in ALLOWED_IP_PROTOCOLS {
+            other_protocol.push(cond(2, SeccompCmpOp::Ne, *p as u64)?);
+        }
+        socket.push(rule(other_protocol)?);
+    }
+    rules.insert(libc::SYS_socket, socket);
+    // socketpair: only local pairs.
+    rules.insert(
+        libc::SYS_socketpair,
+        vec![rule(vec![cond(
+            0,
+            SeccompCmpOp::Ne,
+            libc::AF_UNIX as u64,
+        )?])?],
+    );
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )
+    .map_err(err)?;
+    let mut program: BpfProgram = filter.try_into().map_err(err)?;
+    guard_x32(&mut program);
+    Ok(program)
+}
+
+/// The compiled filter as the kernel takes it (built once per process;
+/// the child installs it).
+pub fn kernel_program() -> Result<&'static [libc::sock_filter], String> {
+    static PROGRAM: std::sync::OnceLock<Result<Vec<libc::sock_filter>, String>> =
+        std::sync::OnceLock::new();
+    PROGRAM
+        .get_or_init(|| {
+            program().map(|p| {
+                p.iter()
+                    .map(|i| libc::sock_filter {
+                        code: i.code,
+                        jt: i.jt,
+                        jf: i.jf,
+                        k: i.k,
+                    })
+                    .collect()
+            })
+        })
+        .as_deref()
+        .map_err(Clone::clone)
+}
+
+/// After the arch check (the program's first three instructions), end a
+/// call whose number is from the x32 table.
+#[cfg(target_arch = "x86_64")]
+fn guard_x32(program: &mut BpfProgram) {
+    use seccompiler::sock_filter;
+    const BPF_LD_W_ABS: u16 = 0x20;
+    const BPF_JGE_K: u16 = 0x05 | 0x30;
+    const BPF_RET_K: u16 = 0x06;
+    let guard = [
+        // The system call number is at offset 0 of `seccomp_data`.
+        sock_filter {
+            code: BPF_LD_W_ABS,
+            jt: 0,
+            jf: 0,
+            k: 0,
+        },
+        sock_filter {
+            code: BPF_JGE_K,
+            jt: 0,
+            jf: 1,
+            k: X32_SYSCALL_BIT,
+        },
+        sock_filter {
+            code: BPF_RET_K,
+            jt: 0,
+            jf: 0,
+            k: libc::SECCOMP_RET_KILL_PROCESS,
+        },
+    ];
+    let at = 3.min(program.len());
+    program.splice(at..at, guard);
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn guard_x32(_: &mut BpfProgram) {}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// What the kernel's BPF interpreter returns for one call (the subset
+    /// of classic BPF that seccompiler and the guard emit).
+    fn run(prog: &[libc::sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> u32 {
+        // seccomp_data: nr, arch, instruction pointer, six arguments.
+        let mut data = [0u8; 64];
+        data[0..4].copy_from_slice(&nr.to_ne_bytes());
+        data[4..8].copy_from_slice(&arch.to_ne_bytes());
+        for (i, a) in args.iter().enumerate() {
+            data[16 + 8 * i..24 + 8 * i].copy_from_slice(&a.to_ne_bytes());
+        }
+        let word =
+            |k: u32| u32::from_ne_bytes(data[k as usize..k as usize + 4].try_into().unwrap());
+        let (mut acc, mut pc) = (0u32, 0usize);
+        loop {
+            let i = prog[pc];
+            pc += 1;
+            match i.code {
+                0x20 => acc = word(i.k),
+                0x06 => return i.k,
+                0x54 => acc &= i.k,
+                0x05 => pc += i.k as usize,
+                code => {
+                    let taken = match code & 0xf0 {
+                        0x10 => acc == i.k,
+                        0x20 => acc > i.k,
+                        0x30 => acc >= i.k,
+                        0x40 => acc & i.k != 0,
+                        other => panic!("unknown jump {other:#x}"),
+                    };
+                    pc += usize::from(if taken { i.jt } else { i.jf });
+                }
+            }
+        }
+    }
+
+    const ARCH_X86_64: u32 = 0xc000_003e;
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn the_filter_denies_what_its_tables_say_and_nothing_else() {
+        let prog = kernel_program().unwrap();
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+        let socket = |d: i32, t: i32, p: i32| {
+            run(
+                prog,
+                ARCH_X86_64,
+                libc::SYS_socket as u32,
+                [d as u64, t as u64, p as u64, 0, 0, 0],
+            )
+        };
+        for (family, _) in ALLOWED_FAMILIES {
+            assert_eq!(socket(*family, libc::SOCK_STREAM, 0), allow, "{family}");
+        }
+        for family in [0, 3, 9, 11, 15, 17, 40, 44] {
+            assert_eq!(socket(family, libc::SOCK_STREAM, 0), eperm, "{family}");
+        }
+        let cloexec = libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK;
+        for f in [libc::AF_INET, libc::AF_INET6] {
+            assert_eq!(
+                socket(f, libc::SOCK_STREAM | cloexec, libc::IPPROTO_TCP),
+                allow
+            );
+            assert_eq!(socket(f, libc::SOCK_DGRAM | cloexec, 0), allow);
+            for (t, _) in DENIED_IP_TYPES {
+                assert_eq!(socket(f, *t | cloexec, 0), eperm, "type {t}");
+            }
+            for p in [
+                libc::IPPROTO_MPTCP,
+                libc::IPPROTO_SCTP,
+                libc::IPPROTO_ICMP,
+                136,
+            ] {
+                assert_eq!(socket(f, libc::SOCK_STREAM, p), eperm, "protocol {p}");
+            }
+        }
+        let call = |nr: i64| run(prog, ARCH_X86_64, nr as u32, [0; 6]);
+        for (nr, _) in DENIED_CALLS {
+            assert_eq!(call(*nr), eperm);
+        }
+        assert_eq!(call(libc::SYS_read), allow);
+        assert_eq!(call(libc::SYS_connect), allow);
+        let pair = |d: i32| {
+            run(
+                prog,
+                ARCH_X86_64,
+                libc::SYS_socketpair as u32,
+                [d as u64, 1, 0, 0, 0, 0],
+            )
+        };
+        assert_eq!(pair(libc::AF_UNIX), allow);
+        assert_eq!(pair(libc::AF_INET), eperm);
+        // Another table ends the process: i386's, and x32's numbers.
+        let kill = libc::SECCOMP_RET_KILL_PROCESS;
+        assert_eq!(run(prog, 0x4000_0003, 102, [0; 6]), kill);
+        assert_eq!(
+            run(prog, ARCH_X86_64, X32_SYSCALL_BIT | 41, [2, 1, 0, 0, 0, 0]),
+            kill
+        );
+    }
+}
