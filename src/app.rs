@@ -1,15 +1,23 @@
 //! Dispatch on argv[0]: invoked as `bash` or `sh`, the shim pipeline
-//! (`shim.rs`); under any other name, the `automode` command line
-//! (`cli/`). Nothing else happens here.
+//! (`shim.rs`); as `automode-netd` or `automode-netns`, a session's
+//! network filter or its namespace's holder (`sandbox/net/`, started by
+//! the shim, never by a user); under any other name, the `automode`
+//! command line (`cli/`). Nothing else happens here.
 
 use crate::context::Context;
 use crate::exit::Exit;
-use crate::{cli, invocation, shim};
+use crate::{cli, invocation, sandbox, shim};
 
 /// Run automode for this process context.
 pub fn run(ctx: Context) -> Exit {
+    let name = std::path::Path::new(&ctx.argv0)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     let exit = match invocation::shell_kind_of(&ctx.argv0) {
         Some(kind) => shim::run(&ctx, kind),
+        None if name == sandbox::net::daemon::ARGV0 => sandbox::net::daemon::main(&ctx.args),
+        None if name == sandbox::net::daemon::HOLDER_ARGV0 => sandbox::net::holder::main(&ctx.args),
         None => cli::run(&ctx),
     };
     // The process exits next (nothing to free).

@@ -102,6 +102,9 @@ pub struct SandboxDecision {
     /// The user approved this one command's `AUTOMODE_SANDBOX=off`
     /// (who: the approval's channel).
     pub lifted: Option<String>,
+    /// The session's network wall, joined for a command that runs under
+    /// `sandbox.network: "allowlist"` (or why it could not be).
+    pub wall: Option<Result<sandbox::net::Joined, String>>,
 }
 
 /// How a command runs: the one value the shim and `automode exec` act
@@ -109,10 +112,12 @@ pub struct SandboxDecision {
 /// unconfined because the user chose so.
 #[derive(Debug)]
 pub enum Run<'a> {
-    /// Under this plan, with its Landlock ruleset.
+    /// Under this plan, with its Landlock ruleset, and in the session's
+    /// network wall when it is up (`sandbox.network: "allowlist"`).
     Confined {
         plan: &'a sandbox::Plan,
         ruleset: std::os::fd::OwnedFd,
+        wall: Option<sandbox::net::Joined>,
     },
     /// With the user's own rights, for the user's reason.
     Unconfined(Unconfined),
@@ -162,6 +167,7 @@ impl SandboxDecision {
     pub fn run(
         &self,
         ruleset: Option<Result<std::os::fd::OwnedFd, String>>,
+        wall: Option<Result<sandbox::net::Joined, String>>,
     ) -> Result<Run<'_>, Refused> {
         use sandbox::{Mode, Status};
         let failed = |why: &str| Err(Refused::Failed(why.to_string()));
@@ -176,7 +182,27 @@ impl SandboxDecision {
         }
         match (&self.status, self.mode) {
             (Status::Enforced { .. }, Mode::Auto | Mode::Require) => match (&self.plan, ruleset) {
-                (Some(plan), Some(Ok(fd))) => Ok(Run::Confined { plan, ruleset: fd }),
+                (Some(plan), Some(Ok(fd))) => {
+                    let wall = match (plan.network, wall) {
+                        (sandbox::Network::Allowlist, Some(Ok(j))) => Some(j),
+                        // Where the wall cannot stand, `require` refuses;
+                        // `auto` runs the command with the host's network
+                        // (and the seccomp filter), as `status` says.
+                        (sandbox::Network::Allowlist, Some(Err(why)))
+                            if self.mode == Mode::Require =>
+                        {
+                            return Err(Refused::Failed(format!(
+                                "sandbox.network is \"allowlist\" and sandbox.mode \"require\", but the network wall cannot be set up here: {why}"
+                            )));
+                        }
+                        _ => None,
+                    };
+                    Ok(Run::Confined {
+                        plan,
+                        ruleset: fd,
+                        wall,
+                    })
+                }
                 (_, Some(Err(why))) => Err(Refused::Failed(why)),
                 _ => failed(
                     "the sandbox is enforced here, but no ruleset was built for this command",
@@ -288,6 +314,8 @@ struct SandboxAsk<'a> {
     will_run: bool,
     /// The base plan, when it was built before the verdict.
     base: Option<(sandbox::OwnedInputs, sandbox::Prepared)>,
+    /// The session's network wall, joined (or why not).
+    wall: Option<Result<sandbox::net::Joined, String>>,
 }
 
 /// What the classifier did, for state and audit.
@@ -452,7 +480,26 @@ impl Judge {
                 .enforced()
                 .then(|| self.sandbox_base(ctx, req.cwd, will_run)),
         };
+        // The network wall: joined now for a command that runs (its filter
+        // started if this is the session's first), predicted for `check`.
+        let wall = match (&base, req.origin) {
+            (Some((owned, p)), Origin::Shim { .. })
+                if p.plan.network == sandbox::Network::Allowlist =>
+            {
+                Some(self.join_wall(ctx, owned, p.plan.user_namespaces))
+            }
+            _ => None,
+        };
+        let network_wall = match (&base, &wall) {
+            (_, Some(w)) => w.is_ok(),
+            (Some((_, p)), None) => {
+                p.plan.network == sandbox::Network::Allowlist
+                    && self.wall_predicted(p.plan.user_namespaces)
+            }
+            (None, None) => false,
+        };
         let containment = base.as_ref().map(|(_, p)| policy::Containment {
+            network_wall,
             write: p.plan.write.clone(),
             exclude: p.plan.write_exclude.clone(),
             protect: p
@@ -570,6 +617,7 @@ impl Judge {
                     harness_call: internal,
                     will_run,
                     base,
+                    wall,
                 },
             )),
         };
@@ -658,6 +706,15 @@ impl Judge {
     /// How `automode exec PROGRAM` is confined: as an unknown program
     /// (it has no policy verdict).
     pub fn exec_sandbox(&self, ctx: &Context, cwd: &Path) -> SandboxDecision {
+        let enforced = self
+            .kernel
+            .status(self.config.sandbox.mode.value)
+            .enforced();
+        let base = enforced.then(|| self.sandbox_base(ctx, cwd, true));
+        let wall = base.as_ref().and_then(|(owned, p)| {
+            (p.plan.network == sandbox::Network::Allowlist)
+                .then(|| self.join_wall(ctx, owned, p.plan.user_namespaces))
+        });
         self.sandbox_for(
             ctx,
             SandboxAsk {
@@ -667,7 +724,8 @@ impl Judge {
                 widening: None,
                 harness_call: None,
                 will_run: true,
-                base: None,
+                base,
+                wall,
             },
         )
     }
@@ -699,6 +757,7 @@ impl Judge {
             harness_call,
             will_run,
             base,
+            wall,
         } = ask;
         let mode = self.config.sandbox.mode.value;
         let mode_source = self.config.sandbox.mode.source.to_string();
@@ -728,6 +787,7 @@ impl Judge {
                 mode,
                 mode_source,
                 lifted,
+                wall: None,
             };
         }
         let (owned, prepared) = match base {
@@ -787,7 +847,69 @@ impl Judge {
             mode,
             mode_source,
             lifted: None,
+            wall,
         }
+    }
+
+    /// Join the session's network wall (starting its filter for the
+    /// session's first command). `userns`: a user namespace can likely be
+    /// made here.
+    fn join_wall(
+        &self,
+        ctx: &Context,
+        owned: &sandbox::OwnedInputs,
+        userns: bool,
+    ) -> Result<sandbox::net::Joined, String> {
+        if !userns {
+            return Err(
+                "this system refuses unprivileged user namespaces (an AppArmor policy, a sysctl or a container's seccomp profile), and the wall needs one".into(),
+            );
+        }
+        let (Some(store), Some(state_dir)) = (&self.store, &self.state_dir) else {
+            return Err("automode has no state directory for the session's network".into());
+        };
+        let exe = ctx
+            .exe
+            .clone()
+            .ok_or("automode cannot find its own executable")?;
+        let settings = sandbox::net::Settings {
+            allow: self
+                .config
+                .sandbox
+                .network_allow
+                .iter()
+                .map(|e| (e.value.clone(), e.source.to_string()))
+                .collect(),
+            host_ports: self
+                .config
+                .sandbox
+                .host_ports
+                .iter()
+                .map(|p| p.value)
+                .collect(),
+            project: Some(owned.project.clone()),
+            home: self.places.home.clone(),
+            vars: sandbox::net::TOOL_VARS
+                .iter()
+                .filter_map(|k| Some((k.to_string(), ctx.var_str(k)?.to_string())))
+                .collect(),
+            state_dir: state_dir.clone(),
+            session: store.session.clone(),
+        };
+        let ppid = nix::unistd::getppid().as_raw();
+        let owner = (
+            ppid,
+            crate::nested::proc_stat(ppid).map_or(0, |s| s.start_ticks),
+        );
+        let session = sandbox::net::Session::new(state_dir, &store.session);
+        sandbox::net::join(&session, &settings, &exe, owner)
+    }
+
+    /// Would the wall be up for a command run now (for `automode check`,
+    /// which starts nothing)? Where user namespaces can be made, a command
+    /// joins the session's filter or starts it.
+    fn wall_predicted(&self, userns: bool) -> bool {
+        userns && self.state_dir.is_some()
     }
 
     /// Decide with the local tiers.
@@ -1372,6 +1494,7 @@ mod tests {
             mode,
             mode_source: "test".into(),
             lifted: lifted.then(|| "automode approve".to_string()),
+            wall: None,
         }
     }
 
@@ -1385,38 +1508,47 @@ mod tests {
         let no = |why: &str| Status::Unavailable { why: why.into() };
         // Enforced: only with a plan and its ruleset.
         let d = decision(enforced(), Mode::Auto, true, false);
-        assert!(matches!(d.run(Some(Ok(fd()))), Ok(Run::Confined { .. })));
-        assert!(matches!(d.run(None), Err(Refused::Failed(_))));
         assert!(matches!(
-            d.run(Some(Err("no".into()))),
+            d.run(Some(Ok(fd())), None),
+            Ok(Run::Confined { .. })
+        ));
+        assert!(matches!(d.run(None, None), Err(Refused::Failed(_))));
+        assert!(matches!(
+            d.run(Some(Err("no".into())), None),
             Err(Refused::Failed(_))
         ));
         let d = decision(enforced(), Mode::Require, false, false);
-        assert!(matches!(d.run(Some(Ok(fd()))), Err(Refused::Failed(_))));
+        assert!(matches!(
+            d.run(Some(Ok(fd())), None),
+            Err(Refused::Failed(_))
+        ));
         // The user's reasons.
         let d = decision(Status::Off, Mode::Off, false, false);
         assert!(matches!(
-            d.run(None),
+            d.run(None, None),
             Ok(Run::Unconfined(Unconfined::ModeOff { .. }))
         ));
         let d = decision(no("old kernel"), Mode::Auto, false, false);
         assert!(matches!(
-            d.run(None),
+            d.run(None, None),
             Ok(Run::Unconfined(Unconfined::KernelCannot { .. }))
         ));
         let d = decision(enforced(), Mode::Auto, false, true);
         assert!(matches!(
-            d.run(None),
+            d.run(None, None),
             Ok(Run::Unconfined(Unconfined::Lifted { .. }))
         ));
         // Anything else refuses.
         let d = decision(no("old kernel"), Mode::Require, false, false);
-        assert!(matches!(d.run(None), Err(Refused::Required(_))));
+        assert!(matches!(d.run(None, None), Err(Refused::Required(_))));
         let d = decision(enforced(), Mode::Require, false, true);
-        assert!(matches!(d.run(None), Err(Refused::Failed(_))));
+        assert!(matches!(d.run(None, None), Err(Refused::Failed(_))));
         let d = decision(Status::Off, Mode::Auto, false, false);
-        assert!(matches!(d.run(None), Err(Refused::Failed(_))));
+        assert!(matches!(d.run(None, None), Err(Refused::Failed(_))));
         let d = decision(enforced(), Mode::Auto, true, true);
-        assert!(matches!(d.run(Some(Ok(fd()))), Err(Refused::Failed(_))));
+        assert!(matches!(
+            d.run(Some(Ok(fd())), None),
+            Err(Refused::Failed(_))
+        ));
     }
 }

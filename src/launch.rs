@@ -38,6 +38,8 @@ pub struct Launch<'a> {
     pub cwd: &'a Path,
     /// What the sandbox's hints may propose.
     pub asking: sandbox::hint::Asking<'a>,
+    /// The command's id (its audit records'; the network wall's token).
+    pub command_id: &'a str,
 }
 
 /// Run under supervision and report how it ended, with what was
@@ -58,6 +60,7 @@ pub fn supervise(
         run,
         cwd,
         asking,
+        command_id,
     } = launch;
     let workspace = match &ctx.workspace {
         Ok(ws) => ws.clone(),
@@ -71,10 +74,30 @@ pub fn supervise(
         env.retain(|(name, _)| name != k.as_str());
         env.push((OsString::from(k), OsString::from(v)));
     }
-    let (mut plan_now, mut ruleset, unconfined) = match run {
-        Run::Confined { plan, ruleset } => (Some(plan.clone()), Some(ruleset), None),
-        Run::Unconfined(why) => (None, None, Some(why)),
+    let (mut plan_now, mut ruleset, unconfined, wall) = match run {
+        Run::Confined {
+            plan,
+            ruleset,
+            wall,
+        } => (Some(plan.clone()), Some(ruleset), None, wall),
+        Run::Unconfined(why) => (None, None, Some(why), None),
     };
+    // Inside the wall, tools that honour proxy variables reach the
+    // filter by them (it answers a refusal in HTTP); the token names the
+    // command (its grants, its refusals).
+    if let Some(w) = &wall {
+        let proxy = format!(
+            "http://automode:{command_id}@127.0.0.1:{}",
+            w.record.proxy_port
+        );
+        for (k, v) in sandbox::net::proxy_env(&proxy) {
+            env.retain(|(name, _)| name != k);
+            env.push((OsString::from(k), OsString::from(v)));
+        }
+    }
+    let started_at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     if let Some(p) = &plan_now {
         // A name that is not UTF-8 cannot be judged a credential or not:
         // a confined command does not get it.
@@ -85,7 +108,7 @@ pub fn supervise(
     }
     loop {
         let confinement = match (&plan_now, ruleset.take()) {
-            (Some(plan), Some(fd)) => match confinement(plan, fd) {
+            (Some(plan), Some(fd)) => match confinement(plan, fd, wall.as_ref()) {
                 Ok(c) => Some(c),
                 Err(why) => {
                     report::sandbox_failed(&why);
@@ -126,6 +149,11 @@ pub fn supervise(
                 if let Some(p) = &plan_now {
                     after_confined(&outcome, exit, p, cwd, &asking);
                 }
+                if let Some(w) = &wall
+                    && exit.code() != 0
+                {
+                    report_refusals(w, started_at, command_id);
+                }
                 let enforced = enforced(plan_now.as_ref(), unconfined.as_ref(), outcome.applied);
                 (exit, Some(outcome), enforced)
             }
@@ -165,6 +193,26 @@ pub fn supervise(
     }
 }
 
+/// What the network wall refused while the command ran (its own through
+/// the proxy, any other since it started), one line each.
+fn report_refusals(wall: &sandbox::net::Joined, since: u64, command_id: &str) {
+    let Some(session) = wall.session.as_ref() else {
+        return;
+    };
+    let mut seen = Vec::new();
+    for r in sandbox::net::refusals_since(session, since) {
+        if r.command.as_deref().is_some_and(|c| c != command_id) {
+            continue;
+        }
+        let key = (r.host.clone(), r.port);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        report::network_refused(&r);
+    }
+}
+
 /// The outcome record's `confinement` for a command that never started.
 fn not_started() -> serde_json::Value {
     serde_json::json!({"state": "not-started"})
@@ -188,7 +236,7 @@ fn enforced(
             "mount_namespace": applied.namespace(),
             "read_only": if applied.mounts() && p.protect_mode != ProtectMode::Restore { p.protect.len() } else { 0 },
             "covered": if applied.mounts() { p.hide.len() } else { 0 },
-            "network": if applied.network_namespace() { "loopback only" } else { "host" },
+            "network": if applied.joined() { "wall" } else if applied.network_namespace() { "loopback only" } else { "host" },
         }),
         (None, Some(why)) => serde_json::json!({"state": "unconfined", "because": why.describe()}),
         (None, None) => serde_json::json!({"state": "unconfined"}),
@@ -212,14 +260,34 @@ fn watched(plan: &Plan) -> Vec<PathBuf> {
     }
 }
 
-/// The child's confinement for a plan and its ruleset (or why it cannot
-/// be built: the command must not run).
-fn confinement(plan: &Plan, ruleset: OwnedFd) -> Result<Confinement, String> {
+/// The child's confinement for a plan, its ruleset and the session's
+/// wall (or why it cannot be built: the command must not run).
+fn confinement(
+    plan: &Plan,
+    ruleset: OwnedFd,
+    wall: Option<&sandbox::net::Joined>,
+) -> Result<Confinement, String> {
     // Where the network is confined, the ways around a network namespace
-    // and Landlock (raw, MPTCP, SCTP, packet sockets, io_uring) are shut.
+    // and Landlock (raw, MPTCP, SCTP, packet sockets, io_uring) are shut
+    // (with `allowlist` also where the wall could not be set up).
     let seccomp = match plan.network {
         Network::Open => None,
-        Network::Deny => Some(sandbox::seccomp::kernel_program()?),
+        Network::Deny | Network::Allowlist => Some(sandbox::seccomp::kernel_program()?),
+    };
+    let join = match wall {
+        Some(w) => Some(exec::Join {
+            user: w
+                .join
+                .user
+                .try_clone()
+                .map_err(|e| format!("the wall's namespace: {e}"))?,
+            net: w
+                .join
+                .net
+                .try_clone()
+                .map_err(|e| format!("the wall's namespace: {e}"))?,
+        }),
+        None => None,
     };
     Ok(Confinement {
         ruleset: Some(ruleset),
@@ -234,6 +302,7 @@ fn confinement(plan: &Plan, ruleset: OwnedFd) -> Result<Confinement, String> {
         }),
         max_file_bytes: Some(plan.max_file_bytes),
         seccomp,
+        join,
     })
 }
 

@@ -58,6 +58,12 @@ impl Judge {
 }
 
 impl Recorder<'_> {
+    /// The id that joins this invocation's records (the network wall's
+    /// token for the command, too).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
     /// A verdict whose command automode does not run (it is blocked, or
     /// hook mode decided it for the harness to run): its count and its
     /// one audit record.

@@ -170,6 +170,18 @@ pub fn sandbox_unavailable_warning(why: &str) {
     ));
 }
 
+/// A connection the network wall refused during a failed command.
+pub fn network_refused(r: &crate::sandbox::net::Refusal) {
+    let by = match (&r.process, r.pid) {
+        (Some(name), Some(pid)) => format!(" ({name}, pid {pid})"),
+        _ => String::new(),
+    };
+    say(&format!(
+        "the network wall refused {}:{}{by}: {}. The user can add \"{}\" to sandbox.network.allow, or approve a command that names it.",
+        r.host, r.port, r.why, r.host
+    ));
+}
+
 /// The command cannot run as decided (the sandbox).
 pub fn run_refused(refused: &crate::judge::Refused) {
     match refused {

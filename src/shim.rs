@@ -144,7 +144,8 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     // 5. The sandbox it runs in: confined by its plan, or unconfined
     //    only for one of the user's own reasons; anything else refuses.
     let ruleset = decided.sandbox.as_mut().and_then(|s| s.ruleset.take());
-    let run = match decided.sandbox.as_ref().map(|s| s.run(ruleset)) {
+    let wall = decided.sandbox.as_mut().and_then(|s| s.wall.take());
+    let run = match decided.sandbox.as_ref().map(|s| s.run(ruleset, wall)) {
         Some(Ok(run)) => run,
         Some(Err(refused)) => {
             report::run_refused(&refused);
@@ -182,6 +183,7 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
             terminal_stdin: ctx.stdin_is_tty && judge.config.allow_terminal_input.value,
             run,
             cwd: &cwd,
+            command_id: rec.id(),
             asking: sandbox::hint::Asking {
                 places: &judge.places,
                 reviewer: judge.enabled.0,

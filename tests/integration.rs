@@ -9,6 +9,7 @@ mod exec_cli;
 mod expectations;
 mod harness;
 mod limits;
+mod network;
 mod oracle;
 mod policy;
 mod records;

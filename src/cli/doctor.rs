@@ -188,6 +188,15 @@ fn checks(ctx: &Context, state_dir: Option<&Path>, online: bool) -> Vec<Check> {
             format!("cannot be enforced: {why}"),
         ),
     }
+    if mode != crate::sandbox::Mode::Off && kernel.status(mode).enforced() {
+        let (line, level) = crate::sandbox::net::describe(&cfg.sandbox, ctx.exe.as_deref());
+        let level = match level {
+            crate::sandbox::net::Level::Ok => Level::Ok,
+            crate::sandbox::net::Level::Warn => Level::Warn,
+            crate::sandbox::net::Level::Fail => Level::Fail,
+        };
+        add("network", level, line);
+    }
     let var = |k: &str| ctx.var_str(k).map(str::to_string);
     if mode != crate::sandbox::Mode::Off
         && let Some(h) = ctx.home()

@@ -72,7 +72,8 @@ pub(super) fn run(
     };
     let mut sandbox = judge.exec_sandbox(ctx, &cwd);
     let ruleset = sandbox.ruleset.take();
-    let run = match sandbox.run(ruleset) {
+    let wall = sandbox.wall.take();
+    let run = match sandbox.run(ruleset, wall) {
         Ok(run) => run,
         Err(refused) => {
             report::run_refused(&refused);
@@ -96,6 +97,7 @@ pub(super) fn run(
             terminal_stdin: false,
             run,
             cwd: &cwd,
+            command_id: "exec",
             asking: crate::sandbox::hint::Asking {
                 places: &judge.places,
                 reviewer: false,

@@ -127,6 +127,8 @@ pub(super) fn run(
         let _ = writeln!(out, "  not confined on this kernel: {g}");
     }
     if sandbox_status.enforced() {
+        let (line, _) = crate::sandbox::net::describe(&cfg.sandbox, ctx.exe.as_deref());
+        let _ = writeln!(out, "{line}");
         for (_, warning) in &home_in_roots {
             let _ = writeln!(out, "  warning: {warning}");
         }

@@ -182,6 +182,13 @@ pub struct SandboxConfig {
     pub protect: Vec<Sourced<String>>,
     pub protect_mode: Sourced<crate::sandbox::ProtectMode>,
     pub network: Sourced<crate::sandbox::Network>,
+    /// `sandbox.network.allow`: hosts the network wall lets commands
+    /// reach (`host`, `*.domain`, `:port`), the built-in list expanded
+    /// where `$defaults` stands.
+    pub network_allow: Vec<Sourced<String>>,
+    /// `sandbox.network.hostPorts`: the host's loopback ports commands
+    /// may reach through the wall.
+    pub host_ports: Vec<Sourced<u16>>,
     /// Credential variables commands get anyway.
     pub pass_env: Vec<Sourced<String>>,
     pub max_file_bytes: Sourced<u64>,
@@ -253,9 +260,26 @@ struct SandboxLayer {
     read_deny: Option<Vec<String>>,
     protect: Option<Vec<String>>,
     protect_mode: Option<crate::sandbox::ProtectMode>,
-    network: Option<crate::sandbox::Network>,
+    network: Option<NetworkLayer>,
     pass_env: Option<Vec<String>>,
     max_file_bytes: Option<Bytes64>,
+}
+
+/// `sandbox.network`: the mode alone, or an object with the mode, the
+/// allow-list and the host ports.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum NetworkLayer {
+    Mode(crate::sandbox::Network),
+    Settings(NetworkSettings),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct NetworkSettings {
+    mode: Option<crate::sandbox::Network>,
+    allow: Option<Vec<String>>,
+    host_ports: Option<Vec<u16>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -788,7 +812,9 @@ fn defaults() -> Config {
             read_deny: pairs(crate::sandbox::DEFAULT_READ_DENY),
             protect: pairs(crate::sandbox::DEFAULT_PROTECT),
             protect_mode: Sourced::builtin(crate::sandbox::ProtectMode::Auto),
-            network: Sourced::builtin(crate::sandbox::Network::Open),
+            network: Sourced::builtin(crate::sandbox::Network::Allowlist),
+            network_allow: pairs(crate::sandbox::net::allow::DEFAULT_ALLOW),
+            host_ports: Vec::new(),
             pass_env: Vec::new(),
             max_file_bytes: Sourced::builtin(crate::sandbox::DEFAULT_MAX_FILE_BYTES),
         },
@@ -1133,6 +1159,9 @@ impl<'de> Deserialize<'de> for Bytes64 {
 /// expected a number of seconds` → `expected a number of seconds, got the
 /// string "300"`.
 fn in_user_terms(message: &str) -> String {
+    if message.starts_with("data did not match any variant of untagged enum NetworkLayer") {
+        return "sandbox.network must be \"allowlist\", \"open\" or \"deny\", or an object with \"mode\", \"allow\" (hosts: \"host\", \"*.domain\", with an optional \":port\") and \"hostPorts\" (port numbers)".to_string();
+    }
     let rest = message
         .strip_prefix("invalid type: ")
         .or_else(|| message.strip_prefix("invalid value: "));
@@ -1533,7 +1562,29 @@ fn apply_sandbox(
         }
     }
     overlay(&mut cfg.protect_mode, protect_mode, source);
-    overlay(&mut cfg.network, network, source);
+    match network {
+        Some(NetworkLayer::Mode(m)) => overlay(&mut cfg.network, Some(m), source),
+        Some(NetworkLayer::Settings(NetworkSettings {
+            mode,
+            allow,
+            host_ports,
+        })) => {
+            overlay(&mut cfg.network, mode, source);
+            if let Some(v) = allow {
+                merge_list_locked(&mut cfg.network_allow, v, source, false);
+            }
+            if let Some(ports) = host_ports {
+                cfg.host_ports = ports
+                    .into_iter()
+                    .map(|value| Sourced {
+                        value,
+                        source: source.clone(),
+                    })
+                    .collect();
+            }
+        }
+        None => {}
+    }
     overlay(&mut cfg.max_file_bytes, max_file_bytes.map(|b| b.0), source);
 }
 

