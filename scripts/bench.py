@@ -2,9 +2,11 @@
 """automode benchmarks: interleaved runs, medians, ratios.
 
   start-up:   `bash -c true`, `timeout 60 bash -c true`, `<shim> -c true`
-              in a plain project (the sandbox: Landlock), in a git project
-              (Landlock + read-only binds of .git/hooks and .git/config in a
-              private mount namespace), and with the sandbox off
+              in a plain project (the sandbox: Landlock and the network
+              wall, the session's namespaces joined), in a git project
+              (also read-only binds of .git/hooks and .git/config in a
+              private mount namespace), with the network open (no wall),
+              and with the sandbox off
   throughput: N MiB through `cat` into a pipe, directly vs through the shim
 
 Each round runs every variant once, in rotating order, so machine noise
@@ -91,6 +93,8 @@ def main():
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "LANG": "C.UTF-8",
            "AUTOMODE_SESSION": "bench"}
     off = dict(env, AUTOMODE_SETTINGS_JSON='{"sandbox": {"mode": "off"}}')
+    open_net = dict(env, AUTOMODE_SETTINGS_JSON='{"sandbox": {"network": "open"}}',
+                    AUTOMODE_SESSION="bench-open")
 
     print(f"start-up: {args.rounds} interleaved rounds, median wall time")
     extra = [(f"{p} -c true", [os.path.abspath(p), "-c", "true"], env, plain) for p in args.also]
@@ -99,6 +103,7 @@ def main():
         ("timeout 60 bash -c true", [timeout, "60", bash, "-c", "true"], env, plain),
         ("shim -c true", [shim, "-c", "true"], env, plain),
         ("shim, git project", [shim, "-c", "true"], env, gitproj),
+        ("shim, network open", [shim, "-c", "true"], open_net, plain),
         ("shim, sandbox off", [shim, "-c", "true"], off, plain),
     ] + extra, args.rounds, env)
     for name, t in med.items():
@@ -108,6 +113,8 @@ def main():
           "(target <= 1.15; sandbox: Landlock)")
     print(f"  shim, git project / timeout    = {med['shim, git project'] / base_t:.3f}  "
           "(Landlock + read-only binds in a mount namespace)")
+    print(f"  shim, network open / timeout   = {med['shim, network open'] / base_t:.3f}  "
+          "(Landlock, no wall)")
     print(f"  shim, sandbox off / timeout    = {med['shim, sandbox off'] / base_t:.3f}")
     print(f"  shim / bash -c true            = {med['shim -c true'] / med['bash -c true']:.3f}")
     for name, *_ in extra:

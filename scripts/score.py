@@ -13,10 +13,14 @@ prints:
 
 Usage: scripts/score.py [--bin $(scripts/target-dir)/release/automode]
                         [--corpus tests/data/decisions.jsonl]
+                        [--network allowlist|open|deny]
                         [--show-misses] [--json]
 
 --show-misses lists the cases judged wrong (MISS) and the allow cases
-left to the classifier (SLOW).
+left to the classifier (SLOW). --network sets sandbox.network for the
+decisions (default: the product's default, "allowlist": the network wall
+is up, so work whose only risk is the network is contained; "open" judges
+as where the wall cannot stand, by the text rules alone).
 """
 
 import argparse
@@ -183,6 +187,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(target_dir(), "release", "automode"))
     ap.add_argument("--corpus", default=os.path.join(ROOT, "tests", "data", "decisions.jsonl"))
+    ap.add_argument("--network", choices=["allowlist", "open", "deny"], default="allowlist")
     ap.add_argument("--show-misses", action="store_true")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--compare-wrappers", action="store_true",
@@ -199,6 +204,7 @@ def main():
             "XDG_CONFIG_HOME": os.path.join(home, ".config"),
             "XDG_STATE_HOME": os.path.join(tmp, "state"),
             "LANG": "C.UTF-8",
+            "AUTOMODE_SETTINGS_JSON": json.dumps({"sandbox": {"network": args.network}}),
         }
         with ThreadPoolExecutor(max_workers=4) as pool:
             results = list(pool.map(lambda c: check(args.bin, env, project, c["cmd"]), cases))

@@ -931,7 +931,19 @@ impl Judge {
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
         let recovery = policy::recover::Recovery::new(self.session_start_ns);
+        // The configured allow-list (the session's filter also adds the
+        // user's tool mirrors; a host only they name goes to review).
+        let entries: Vec<(String, String)> = self
+            .config
+            .sandbox
+            .network_allow
+            .iter()
+            .map(|e| (e.value.clone(), String::new()))
+            .collect();
+        let network_allow =
+            sandbox::net::allow::build(&entries, &sandbox::net::allow::ToolPlaces::default());
         policy::decide(&policy::Ctx {
+            network_allow: Some(&network_allow),
             analysis,
             script,
             places: &self.places,

@@ -342,3 +342,42 @@ fn where_user_namespaces_are_refused_the_wall_says_so_and_require_refuses() {
     );
     assert_eq!(received_tcp(&outside, Duration::from_millis(300)), None);
 }
+
+#[test]
+fn behind_the_wall_network_only_work_is_contained_and_remote_changes_are_not() {
+    let check = |env: &Env, script: &str| -> Value {
+        serde_json::from_str(&run(env.automode().args(["check", "--json", script])).stdout())
+            .unwrap()
+    };
+    let wall = Env::new().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"autoMode": {"classifierModel": "none"}}"#,
+    );
+    let open = Env::new().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"autoMode": {"classifierModel": "none"}, "sandbox": {"network": "open"}}"#,
+    );
+    for script in [
+        "curl -X POST http://localhost:3000/api/items -d 'name=a'",
+        "python3 -m http.server --bind 127.0.0.1 8000",
+        "curl -s https://pypi.org/simple/six/",
+        "python3 -c \"import urllib.request; urllib.request.urlopen('https://pypi.org/simple/')\"",
+    ] {
+        if landlock_or_skip("wall: policy") {
+            let v = check(&wall, script);
+            assert_eq!(v["tier"], "contained", "{script}: {v}");
+        }
+        let v = check(&open, script);
+        assert_ne!(v["decision"], "allow", "without the wall: {script}: {v}");
+    }
+    // What changes something on an allowed host, or goes elsewhere, is
+    // the policy's, wall or not.
+    for script in [
+        "curl -X POST https://api.github.com/repos/octo/hello/issues -d @issue.json",
+        "curl -s https://collect.example/ping",
+        "git push https://github.com/octo/hello.git main",
+    ] {
+        let v = check(&wall, script);
+        assert_ne!(v["decision"], "allow", "{script}: {v}");
+    }
+}

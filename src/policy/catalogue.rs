@@ -1023,7 +1023,7 @@ fn named_target(ctx: &Ctx<'_>) -> Option<String> {
         if super::MODELED.contains(&name) || super::NAMES_ONLY.contains(&name) {
             continue;
         }
-        let class = super::tools::judge(&super::call_of(a, i, name, ctx.places));
+        let class = super::tools::judge(&super::call_of(a, i, name, ctx.places, ctx.network_allow));
         if matches!(
             class,
             super::tools::Class::Neutral | super::tools::Class::ReadOnly

@@ -454,40 +454,25 @@ const RUBY_PERL_DELETERS: &[&str] = &[
 
 /// Names in inline code that take it past what the sandbox answers, with
 /// what they do (any language: the names do not collide in practice).
-/// Code that uses one is reviewed even in the sandbox: the network is open
-/// there, a spawned program is judged by no one, the environment and the
-/// home hold secrets, and a deletion or a rename inside the project is the
-/// project's data.
+/// Code that uses one is reviewed even in the sandbox: a spawned program
+/// is judged by no one, the environment and the home hold secrets, a
+/// deletion or a rename inside the project is the project's data, and a
+/// cloud or SSH client acts on another machine.
 const UNCONTAINED_NAMES: &[(&str, &str)] = &[
-    ("urllib", "uses Python's URL client"),
-    ("requests", "uses the requests HTTP client"),
-    ("httpx", "uses the httpx HTTP client"),
-    ("aiohttp", "uses the aiohttp HTTP client"),
-    ("http.client", "uses Python's HTTP client"),
-    ("socket", "opens sockets"),
-    ("smtplib", "sends mail"),
-    ("ftplib", "uses FTP"),
+    ("verify=False", "turns off TLS certificate checks"),
+    ("CERT_NONE", "turns off TLS certificate checks"),
+    (
+        "_create_unverified_context",
+        "turns off TLS certificate checks",
+    ),
+    ("rejectUnauthorized", "turns off TLS certificate checks"),
+    (
+        "NODE_TLS_REJECT_UNAUTHORIZED",
+        "turns off TLS certificate checks",
+    ),
+    ("VERIFY_NONE", "turns off TLS certificate checks"),
     ("paramiko", "uses SSH"),
     ("boto3", "uses the AWS SDK"),
-    ("fetch(", "uses the fetch API"),
-    ("XMLHttpRequest", "uses browser HTTP"),
-    ("require('http", "uses Node's HTTP modules"),
-    ("require(\"http", "uses Node's HTTP modules"),
-    ("require('net'", "opens sockets"),
-    ("require(\"net\"", "opens sockets"),
-    ("from 'http", "uses Node's HTTP modules"),
-    ("node:http", "uses Node's HTTP modules"),
-    ("node:net", "opens sockets"),
-    ("axios", "uses the axios HTTP client"),
-    ("WebSocket", "opens web sockets"),
-    ("Net::HTTP", "uses Ruby's HTTP client"),
-    ("open-uri", "uses Ruby's URL opener"),
-    ("LWP::", "uses Perl's web client"),
-    ("IO::Socket", "opens sockets"),
-    ("HTTP::Tiny", "uses Perl's HTTP client"),
-    ("curl_init", "uses PHP's curl"),
-    ("file_get_contents('http", "reads a URL"),
-    ("fsockopen", "opens sockets"),
     ("system", "runs programs"),
     ("subprocess", "runs programs"),
     ("popen", "runs programs"),
@@ -538,6 +523,48 @@ const UNCONTAINED_NAMES: &[(&str, &str)] = &[
     ("ptrace", "traces processes"),
     ("kill", "signals processes"),
 ];
+
+/// Names in inline code whose only risk is the network, with what they
+/// do: contained where the network wall is up for the command (it
+/// reaches only the allow-list's hosts and loopback), the classifier's
+/// elsewhere.
+const NETWORK_NAMES: &[(&str, &str)] = &[
+    ("urllib", "uses Python's URL client"),
+    ("requests", "uses the requests HTTP client"),
+    ("httpx", "uses the httpx HTTP client"),
+    ("aiohttp", "uses the aiohttp HTTP client"),
+    ("http.client", "uses Python's HTTP client"),
+    ("socket", "opens sockets"),
+    ("smtplib", "sends mail"),
+    ("ftplib", "uses FTP"),
+    ("fetch(", "uses the fetch API"),
+    ("XMLHttpRequest", "uses browser HTTP"),
+    ("require('http", "uses Node's HTTP modules"),
+    ("require(\"http", "uses Node's HTTP modules"),
+    ("require('net'", "opens sockets"),
+    ("require(\"net\"", "opens sockets"),
+    ("from 'http", "uses Node's HTTP modules"),
+    ("node:http", "uses Node's HTTP modules"),
+    ("node:net", "opens sockets"),
+    ("axios", "uses the axios HTTP client"),
+    ("WebSocket", "opens web sockets"),
+    ("Net::HTTP", "uses Ruby's HTTP client"),
+    ("open-uri", "uses Ruby's URL opener"),
+    ("LWP::", "uses Perl's web client"),
+    ("IO::Socket", "opens sockets"),
+    ("HTTP::Tiny", "uses Perl's HTTP client"),
+    ("curl_init", "uses PHP's curl"),
+    ("file_get_contents('http", "reads a URL"),
+    ("fsockopen", "opens sockets"),
+];
+
+/// What inline code does on the network, if it names a network API.
+pub fn networked(code: &str) -> Option<&'static str> {
+    NETWORK_NAMES
+        .iter()
+        .find(|(n, _)| code.contains(n))
+        .map(|(_, what)| *what)
+}
 
 /// Why inline code needs review even in the sandbox, if it does: a name
 /// from `UNCONTAINED_NAMES`, or backticks outside JavaScript (deletion

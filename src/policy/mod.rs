@@ -67,6 +67,9 @@ pub struct Ctx<'a> {
     /// (`automode approve`): it skips the ask rule and every allow tier,
     /// and still meets the deny checks and the classifier.
     pub approved_ask: bool,
+    /// The network allow-list as configured (which hosts the wall lets
+    /// through, where it is up).
+    pub network_allow: Option<&'a crate::sandbox::net::allow::AllowList>,
 }
 
 /// The tiers an approved ask skips.
@@ -786,6 +789,16 @@ impl Facts {
             .or(self.unknown.first())
     }
 
+    /// A reason the network wall answers where it is up for the command
+    /// (contained work), else one for the classifier.
+    fn walled(&mut self, ctx: &Ctx<'_>, why: String) {
+        if ctx.contained.is_some_and(|c| c.network_wall) {
+            self.contained.push(why);
+        } else {
+            self.review.push(why);
+        }
+    }
+
     /// A reason the sandbox answers when it is enforced (`ctx.contained`),
     /// else one for the classifier.
     fn sandboxed(&mut self, ctx: &Ctx<'_>, answered: bool, why: String) {
@@ -918,6 +931,7 @@ pub fn call_of<'a>(
     i: usize,
     name: &'a str,
     places: &'a Places,
+    network: Option<&'a crate::sandbox::net::allow::AllowList>,
 ) -> tools::Call<'a> {
     let c = &a.commands[i];
     tools::Call {
@@ -925,6 +939,7 @@ pub fn call_of<'a>(
         args: c.argv.iter().skip(1).map(|w| w.known()).collect(),
         places,
         command: c,
+        network,
     }
 }
 
@@ -963,7 +978,7 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
                 c.argv.first().map_or("", |w| w.raw.as_str())
             )),
             Some(name) => {
-                let class = tools::judge(&call_of(a, i, name, ctx.places));
+                let class = tools::judge(&call_of(a, i, name, ctx.places, ctx.network_allow));
                 match unplaced_option(c) {
                     Some(w) if !matches!(class, Class::Neutral) && !unknown_program(&class) => {
                         Class::Review(format!(
@@ -1152,6 +1167,7 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
         match &class {
             Class::Unknown(why) => f.unknown.push(why.clone()),
             Class::Review(why) => f.review.push(why.clone()),
+            Class::Network(why) => f.walled(ctx, why.clone()),
             _ => {}
         }
         f.classes.push(class);
@@ -1207,7 +1223,10 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
                         None if let Some(t) = deletes => {
                             f.review.push(format!("{why} (it deletes {t})"));
                         }
-                        None => f.sandboxed(ctx, true, why),
+                        None => match inline::networked(code) {
+                            Some(what) => f.walled(ctx, format!("{why} (it {what})")),
+                            None => f.sandboxed(ctx, true, why),
+                        },
                     }
                 }
             }

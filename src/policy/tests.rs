@@ -119,7 +119,18 @@ fn verdict_on(
         &[fx.home.join(".ssh")],
     );
     let recovery = super::recover::Recovery::new(None);
+    let entries: Vec<(String, String)> = cfg
+        .sandbox
+        .network_allow
+        .iter()
+        .map(|e| (e.value.clone(), String::new()))
+        .collect();
+    let network_allow = crate::sandbox::net::allow::build(
+        &entries,
+        &crate::sandbox::net::allow::ToolPlaces::default(),
+    );
     decide(&Ctx {
+        network_allow: Some(&network_allow),
         contained,
         recovery: &recovery,
         approved_ask: false,

@@ -28,6 +28,9 @@ pub enum Class {
     /// A program (or subcommand, or module) automode does not know: the
     /// classifier judges it, or the contained tier runs it in the sandbox.
     Unknown(String),
+    /// Its only risk is reaching the network (why): contained work where
+    /// the network wall is up for the command, the classifier's elsewhere.
+    Network(String),
 }
 
 /// A command as the tables see it.
@@ -39,6 +42,9 @@ pub struct Call<'a> {
     pub args: Vec<Option<&'a str>>,
     pub places: &'a Places,
     pub command: &'a CommandInfo,
+    /// The network allow-list (the configured entries), to tell a host
+    /// the wall lets through.
+    pub network: Option<&'a crate::sandbox::net::allow::AllowList>,
 }
 
 impl Call<'_> {
@@ -173,6 +179,8 @@ enum Judge {
     ReadOnly,
     Routine,
     Review,
+    /// Its only risk is the network: contained behind the wall.
+    Network,
     By(fn(&Call<'_>) -> Class),
 }
 
@@ -1005,7 +1013,12 @@ const TOOLS: &[Tool] = &[
         "databases hold data that may not be recoverable",
     ),
     tool(
-        &["npx", "bunx", "pnpx", "uvx", "pipx", "dlx"],
+        &["npx", "bunx", "pnpx"],
+        Judge::By(package_runner),
+        "ephemeral package runners download and run code (a package the project has installed runs from node_modules)",
+    ),
+    tool(
+        &["uvx", "pipx", "dlx"],
         Judge::Review,
         "ephemeral package runners download and run code",
     ),
@@ -1550,6 +1563,7 @@ pub fn classify(call: &Call<'_>) -> Class {
         Judge::ReadOnly => Class::ReadOnly,
         Judge::Routine => Class::Routine,
         Judge::Review => Class::Review(format!("{}: {}", call.name, tool.reason)),
+        Judge::Network => Class::Network(format!("{}: {}", call.name, tool.reason)),
         Judge::By(f) => f(call),
     }
 }
@@ -2461,8 +2475,8 @@ const PYTHON_MODULES: &[(&str, Judge, &str)] = &[
     ("tox", Judge::Routine, "runs the project's environments"),
     (
         "http.server",
-        Judge::Review,
-        "serves files over the network",
+        Judge::Network,
+        "serves files over the network (behind the wall: to the session and the user's loopback)",
     ),
     ("smtpd", Judge::Review, "serves over the network"),
     (
@@ -2501,6 +2515,9 @@ fn python(call: &Call<'_>) -> Class {
                 return match PYTHON_MODULES.iter().find(|(m, ..)| *m == module) {
                     Some((_, Judge::ReadOnly, _)) => Class::ReadOnly,
                     Some((_, Judge::Routine, _)) => Class::Routine,
+                    Some((_, Judge::Network, why)) => {
+                        Class::Network(format!("python -m {module} {why}"))
+                    }
                     Some((_, _, why)) => Class::Review(format!("python -m {module} {why}")),
                     None => {
                         Class::Unknown(format!("python -m {module} is not a module automode knows"))
@@ -2924,6 +2941,7 @@ fn run_inner(call: &Call<'_>, sub: &str) -> Class {
         args: call.args[rest + 1..].to_vec(),
         places: call.places,
         command: call.command,
+        network: call.network,
     };
     // The analysis does not see the inner program's arguments as a
     // command: only test runners, linters and formatters are judged here.
@@ -3255,6 +3273,52 @@ const FETCH_SAFE_OPTIONS: &[&str] = &[
     "--retry",
 ];
 
+/// Options of the fetch tools (outside the safe table) that take a
+/// value: its word is no URL.
+const FETCH_VALUE_OPTIONS: &[&str] = &[
+    "-d",
+    "--data",
+    "--data-raw",
+    "--data-binary",
+    "--data-urlencode",
+    "--data-ascii",
+    "--json",
+    "-F",
+    "--form",
+    "--form-string",
+    "-T",
+    "--upload-file",
+    "-u",
+    "--user",
+    "-e",
+    "--referer",
+    "-A",
+    "--user-agent",
+    "-b",
+    "--cookie",
+    "-c",
+    "--cookie-jar",
+    "-x",
+    "--proxy",
+    "--resolve",
+    "--connect-to",
+    "-K",
+    "--config",
+    "--cacert",
+    "--cert",
+    "--key",
+    "-E",
+    "-r",
+    "--range",
+    "-U",
+    "--proxy-user",
+    "--post-data",
+    "--post-file",
+    "--body-data",
+    "--body-file",
+    "--method",
+];
+
 fn fetch(call: &Call<'_>) -> Class {
     if call.any_dynamic() {
         return Class::Review(format!(
@@ -3263,6 +3327,9 @@ fn fetch(call: &Call<'_>) -> Class {
         ));
     }
     let mut urls = Vec::new();
+    // A request that may change something where it goes (a method but
+    // GET or HEAD, data, an upload, an option not in the table).
+    let mut changes: Option<String> = None;
     let mut i = 0;
     while let Some(a) = call.lit(i) {
         if a.starts_with('-') && a.len() > 1 {
@@ -3271,10 +3338,16 @@ fn fetch(call: &Call<'_>) -> Class {
                 _ => (a, false),
             };
             if !FETCH_SAFE_OPTIONS.contains(&name) {
-                return Class::Review(format!(
-                    "{} {a}: transfers data over the network",
-                    call.name
-                ));
+                changes.get_or_insert_with(|| {
+                    format!("{} {a}: transfers data over the network", call.name)
+                });
+                // Its value is no URL.
+                i += if FETCH_VALUE_OPTIONS.contains(&name) && !inline_value {
+                    2
+                } else {
+                    1
+                };
+                continue;
             }
             let takes_value = matches!(
                 name,
@@ -3297,7 +3370,9 @@ fn fetch(call: &Call<'_>) -> Class {
                     m.eq_ignore_ascii_case("GET") || m.eq_ignore_ascii_case("HEAD")
                 })
             {
-                return Class::Review(format!("{} sends a request that is not GET", call.name));
+                changes.get_or_insert_with(|| {
+                    format!("{} sends a request that is not GET", call.name)
+                });
             }
             if takes_value && !inline_value {
                 i += 1;
@@ -3307,15 +3382,135 @@ fn fetch(call: &Call<'_>) -> Class {
         }
         i += 1;
     }
-    if !urls.is_empty() && urls.iter().all(|u| loopback(u)) {
+    let all_loopback = !urls.is_empty() && urls.iter().all(|u| loopback(u));
+    if all_loopback && changes.is_none() {
         return call
             .outputs_inside(&["-o", "--output", "-O"])
             .unwrap_or(Class::ReadOnly);
     }
+    // Behind the wall, loopback is the session's own servers: any
+    // request to them is contained; a request to an allow-listed host
+    // is, if it only reads.
+    if all_loopback {
+        return Class::Network(format!(
+            "{} sends a request to a server on loopback",
+            call.name
+        ));
+    }
+    if let Some(why) = changes {
+        return Class::Review(why);
+    }
+    if !urls.is_empty() && urls.iter().all(|u| allow_listed(call, u)) {
+        return Class::Network(format!("{} reads from an allow-listed host", call.name));
+    }
     Class::Review(format!("{} transfers data over the network", call.name))
 }
 
+/// Is the URL's host (and port) on the network allow-list?
+fn allow_listed(call: &Call<'_>, url: &str) -> bool {
+    let Some(list) = call.network else {
+        return false;
+    };
+    let with_scheme = if url.contains("://") {
+        url.to_string()
+    } else {
+        format!("https://{url}")
+    };
+    crate::sandbox::net::allow::url_host(&with_scheme)
+        .is_some_and(|(h, p)| list.find(&h, p).is_some())
+}
+
+/// `npx NAME …`: a package the project has installed (its
+/// `node_modules/.bin/NAME`, in the working directory or above it up to
+/// the project) runs from there, and may only look at the registry;
+/// anything else downloads code.
+fn package_runner(call: &Call<'_>) -> Class {
+    let review = || {
+        Class::Review(format!(
+            "{}: ephemeral package runners download and run code",
+            call.name
+        ))
+    };
+    let mut words = call.args.iter();
+    let name = loop {
+        match words.next() {
+            Some(Some(w)) if w.starts_with('-') => {
+                // `-p PKG`, `--package`, `-c CMD`, `--call`: other code.
+                if matches!(*w, "-p" | "--package" | "-c" | "--call") || w.starts_with("--package=")
+                {
+                    return review();
+                }
+            }
+            Some(Some(w)) => break *w,
+            _ => return review(),
+        }
+    };
+    if name.contains('@') || name.contains('/') {
+        return review();
+    }
+    let installed = call
+        .places
+        .cwd
+        .ancestors()
+        .take(8)
+        .any(|d| d.join("node_modules/.bin").join(name).is_file());
+    if installed {
+        Class::Network(format!(
+            "{} runs {name}, which the project has installed (npx may still ask the registry)",
+            call.name
+        ))
+    } else {
+        review()
+    }
+}
+
+/// Programs that only open a connection and move bytes: contained behind
+/// the wall when they name loopback or an allow-listed host.
+const SOCKET_CLIENTS: &[&str] = &["nc", "ncat", "netcat", "socat", "telnet"];
+
 fn network(call: &Call<'_>) -> Class {
+    if SOCKET_CLIENTS.contains(&call.name) && !call.any_dynamic() {
+        let words: Vec<&str> = call.args.iter().flatten().copied().collect();
+        let listens = words.iter().any(|w| {
+            matches!(*w, "-l" | "-lk" | "-kl" | "--listen")
+                || w.starts_with("TCP-LISTEN")
+                || w.starts_with("tcp-l")
+        });
+        let hosts: Vec<&str> = words
+            .iter()
+            .filter(|w| !w.starts_with('-'))
+            .copied()
+            .collect();
+        let host = hosts
+            .first()
+            .map(|h| h.trim_start_matches("TCP:").trim_start_matches("tcp:"));
+        let port = hosts
+            .get(1)
+            .and_then(|p| p.parse::<u16>().ok())
+            .or_else(|| {
+                host.and_then(|h| h.rsplit_once(':'))
+                    .and_then(|(_, p)| p.parse().ok())
+            });
+        let host = host.map(|h| h.rsplit_once(':').map_or(h, |(h, _)| h));
+        let local = host.is_some_and(|h| matches!(h, "localhost" | "127.0.0.1" | "::1" | "[::1]"));
+        let listed = host
+            .zip(port)
+            .zip(call.network)
+            .is_some_and(|((h, p), l)| l.find(h, p).is_some());
+        if listens || local || listed {
+            return Class::Network(format!(
+                "{} connects to {}",
+                call.name,
+                if listens {
+                    "whoever connects to it on loopback"
+                } else if local {
+                    "a server on loopback"
+                } else {
+                    "an allow-listed host"
+                }
+            ));
+        }
+    }
     if call.name == "rsync"
         && !call
             .args
@@ -3551,6 +3746,7 @@ pub fn describe() -> Vec<String> {
                 Judge::ReadOnly => "read-only",
                 Judge::Routine => "routine",
                 Judge::Review => "classifier",
+                Judge::Network => "contained behind the network wall",
                 Judge::By(_) => "by arguments",
             };
             let mut names = t
