@@ -24,6 +24,8 @@ need strace || apt_install strace
 need cc || apt_install gcc
 need make || apt_install make
 need unshare || apt_install util-linux
+# The network wall's tests make their own network namespace with ip.
+need ip || apt_install iproute2
 # The terminal tests drive the shim in a real tmux.
 need tmux || apt_install tmux
 # The tool smoke tests install from the npm registry (under CI=true a

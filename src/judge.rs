@@ -257,6 +257,7 @@ impl SandboxDecision {
             "grants": self.plan.as_ref().map(|p| p.extra_write.iter().map(|(w, why)| serde_json::json!({"path": w.display().to_string(), "why": why})).collect::<Vec<_>>()),
             "withheld_env": self.plan.as_ref().map(|p| &p.withheld_env),
             "network": self.plan.as_ref().map(|p| p.network),
+            "network_grants": self.plan.as_ref().map(|p| p.network_grants.iter().map(|(h, port)| format!("{h}:{port}")).collect::<Vec<_>>()),
         })
     }
 
@@ -290,6 +291,14 @@ impl SandboxDecision {
             );
             obj.insert("protect_mode".into(), serde_json::json!(p.protect_mode));
             obj.insert("network".into(), serde_json::json!(p.network));
+            obj.insert(
+                "network_grants".into(),
+                p.network_grants
+                    .iter()
+                    .map(|(h, port)| format!("{h}:{port}"))
+                    .collect::<Vec<_>>()
+                    .into(),
+            );
             obj.insert("namespace".into(), p.namespace.into());
             obj.insert("hidden".into(), list(&p.hide).into());
             obj.insert("withheld_env".into(), p.withheld_env.clone().into());
@@ -833,6 +842,16 @@ impl Judge {
                 plan.protect_missing.retain(|p| !unprotected(p));
                 plan.extra_write.extend(outside);
             }
+        }
+        // The hosts a reviewed command names reach it through the wall,
+        // for that command only (never from an allow tier by itself).
+        let reviewed = verdict
+            .is_some_and(|v| v.decision == Decision::Allow && v.tier == policy::Tier::Classifier);
+        if reviewed
+            && plan.network == sandbox::Network::Allowlist
+            && let Some(a) = analysis
+        {
+            plan.network_grants = sandbox::net::named_hosts(a);
         }
         roots.extend(plan.extra_write.iter().map(|(p, _)| p.clone()));
         let ruleset = ruleset.and_then(|mut b| {

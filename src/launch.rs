@@ -86,6 +86,19 @@ pub fn supervise(
     // filter by them (it answers a refusal in HTTP); the token names the
     // command (its grants, its refusals).
     if let Some(w) = &wall {
+        if let (Some(p), Some(session)) = (&plan_now, &w.session)
+            && !p.network_grants.is_empty()
+        {
+            let grant = sandbox::net::Grant {
+                hosts: p.network_grants.clone(),
+                sid: 0,
+            };
+            if let Err(why) = grant.write(session, command_id) {
+                report::say(&format!(
+                    "note: the hosts this command was approved to reach are not granted: {why}"
+                ));
+            }
+        }
         let proxy = format!(
             "http://automode:{command_id}@127.0.0.1:{}",
             w.record.proxy_port

@@ -381,3 +381,95 @@ fn behind_the_wall_network_only_work_is_contained_and_remote_changes_are_not() {
         assert_ne!(v["decision"], "allow", "{script}: {v}");
     }
 }
+
+/// The "outside host" of the tests that need one reached: a server on
+/// 198.51.100.7:8080 (a documentation address, no private one) in a
+/// network namespace the test makes itself, where that address is on its
+/// loopback and `/etc/hosts` names it `allowed.test` and `granted.test`.
+/// automode runs inside that namespace, so its filter sees it as a host
+/// on the internet; nothing leaves the machine.
+const OUTSIDE_HOST: &str = r#"
+set -eu
+ip link set lo up
+ip addr add 198.51.100.7/32 dev lo
+printf '127.0.0.1 localhost\n198.51.100.7 allowed.test granted.test\n' > "$ROOT/hosts"
+mount --bind "$ROOT/hosts" /etc/hosts
+python3 -c '
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with open(sys.argv[1], "a") as f:
+            f.write(self.path + "\n")
+        body = b"outside says hi\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+http.server.ThreadingHTTPServer(("198.51.100.7", 8080), H).serve_forever()
+' "$ROOT/outside.log" &
+server=$!
+trap 'kill $server' EXIT
+for i in $(seq 50); do python3 -c 'import socket; socket.create_connection(("198.51.100.7", 8080), 1)' 2>/dev/null && break; sleep 0.1; done
+"#;
+
+#[test]
+fn allowed_and_approved_hosts_are_reached_and_the_next_command_is_not() {
+    if !landlock_or_skip("wall: outside host") {
+        return;
+    }
+    let env = Env::new()
+        .with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            r#"{"autoMode": {"classifierModel": "none"}, "sandbox": {"network": {"allow": ["$defaults", "allowed.test:8080"]}}}"#,
+        )
+        .with_env("AUTOMODE_SESSION", "outside");
+    write(
+        &env,
+        "later.py",
+        "import socket\ns = socket.create_connection(('granted.test', 8080), 3)\ns.sendall(b'GET /later HTTP/1.0\\r\\n\\r\\n')\nprint(s.recv(100))\n",
+    );
+    let shim = env.shims.join("bash").display().to_string();
+    // In the test's own namespace (twice: the user approves between).
+    let in_netns = |steps: &str| {
+        let mut cmd = env.command("unshare");
+        cmd.args([
+            "-rmn",
+            crate::support::real_bash(),
+            "-c",
+            &format!("{OUTSIDE_HOST}\n{steps}"),
+        ])
+        .env("ROOT", env.root());
+        run(&mut cmd)
+    };
+    let r = in_netns(&format!(
+        r#"echo "== allowed"; "{shim}" -c 'curl -sS http://allowed.test:8080/allowed' || true
+echo "== ask"; "{shim}" -c 'curl -sS http://granted.test:8080/granted' 2>"$ROOT/ask.err" || true"#
+    ));
+    let out = r.stdout();
+    assert!(
+        out.contains("== allowed\noutside says hi"),
+        "{out}{}",
+        r.stderr()
+    );
+    let ask = std::fs::read_to_string(env.root().join("ask.err")).unwrap_or_default();
+    assert!(ask.contains("needs the user's approval"), "{ask}");
+    let at = ask.find("automode approve ").unwrap();
+    let code = &ask[at + "automode approve ".len()..][..7];
+    let ok = run(env.automode().args(["approve", code]));
+    assert_eq!(ok.code(), Some(0), "{}", ok.stderr());
+    let r = in_netns(&format!(
+        r#"echo "== approved"; "{shim}" -c 'curl -sS http://granted.test:8080/granted' || true
+echo "== later"; "{shim}" -c 'python3 later.py' || true"#
+    ));
+    let out = r.stdout();
+    assert!(
+        out.contains("== approved\noutside says hi"),
+        "{out}{}",
+        r.stderr()
+    );
+    assert!(!out.contains("== later\nb'HTTP"), "{out}");
+    let log = std::fs::read_to_string(env.root().join("outside.log")).unwrap_or_default();
+    assert_eq!(log, "/allowed\n/granted\n", "{out}{}", r.stderr());
+}

@@ -492,6 +492,9 @@ pub struct Plan {
     pub extra_write: Vec<(PathBuf, String)>,
     /// A user namespace can likely be made here (for read-only binds).
     pub user_namespaces: bool,
+    /// Hosts this command may reach through the network wall beyond the
+    /// allow-list (a reviewed command names them), with their ports.
+    pub network_grants: Vec<(String, u16)>,
     /// The command gets a private mount namespace (in a user namespace):
     /// protected paths bound read-only, denied paths in `hide` covered,
     /// and (with `network` deny) its own network namespace.

@@ -277,6 +277,8 @@ fn session_lives(sid: i32) -> bool {
 /// session's record.
 fn start(session: &Session) -> Result<Arc<Filter>, String> {
     let loaded = Loaded::read(session)?;
+    // Grants were for the commands of the filter before this one.
+    let _ = std::fs::remove_dir_all(session.grants_dir());
     let ports = capture_ports(&loaded.list);
     let (mine, theirs) = UnixStream::pair().map_err(|e| format!("socketpair: {e}"))?;
     let csv: Vec<String> = ports.iter().map(u16::to_string).collect();

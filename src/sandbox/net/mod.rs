@@ -427,6 +427,37 @@ pub fn proxy_env(proxy: &str) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// The hosts a command names literally, with their ports: URLs in its
+/// words (`https://api.example.com/…`, `git push https://…`), and
+/// `user@host:path` for the programs that take it (git, ssh, scp,
+/// rsync). What a reviewed command may reach beyond the allow-list.
+pub fn named_hosts(a: &crate::shell::Analysis) -> Vec<(String, u16)> {
+    let mut out: Vec<(String, u16)> = Vec::new();
+    for c in &a.commands {
+        let scp_like = c
+            .base_name()
+            .is_some_and(|n| matches!(n, "git" | "ssh" | "scp" | "rsync" | "sftp"));
+        for w in c.argv.iter().skip(1) {
+            let Some(text) = w.lit() else { continue };
+            let url_like =
+                text.contains("://") || (scp_like && text.contains('@') && !text.starts_with('-'));
+            let found = if url_like {
+                allow::url_host(text)
+            } else if c.base_name() == Some("ssh") && !text.starts_with('-') && text.contains('.') {
+                allow::url_host(&format!("ssh://{text}"))
+            } else {
+                None
+            };
+            if let Some(h) = found
+                && !out.contains(&h)
+            {
+                out.push(h);
+            }
+        }
+    }
+    out
+}
+
 /// One refusal, as the filter records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refusal {
