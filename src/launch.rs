@@ -166,6 +166,10 @@ pub fn supervise(
                     && exit.code() != 0
                 {
                     report_refusals(w, started_at, command_id);
+                    let listed = plan_now.as_ref().map_or(&[][..], |p| &p.host_ports[..]);
+                    if let Some(h) = sandbox::hint::host_port(&outcome.stderr_tail, listed) {
+                        report::raw(&format!("{h}\n"));
+                    }
                 }
                 let enforced = enforced(plan_now.as_ref(), unconfined.as_ref(), outcome.applied);
                 (exit, Some(outcome), enforced)

@@ -254,6 +254,15 @@ fn a_host_loopback_service_is_reached_only_on_a_listed_port() {
     let r = run(&mut env.script(&send));
     assert_ne!(r.code(), Some(0));
     assert_eq!(received_tcp(&service, Duration::from_millis(300)), None);
+    // The refusal names the port and the key that would let it through.
+    let r = run(&mut env.script(&format!("curl -sS http://127.0.0.1:{port}/")));
+    assert_ne!(r.code(), Some(0));
+    assert!(
+        r.stderr()
+            .contains(&format!("add {port} to sandbox.network.hostPorts")),
+        "{}",
+        r.stderr()
+    );
     let env = walled(json!({"mode": "allowlist", "hostPorts": [port]}));
     let r = run(&mut env.script(&send));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());

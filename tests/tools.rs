@@ -1,7 +1,8 @@
-//! Real tools inside the sandbox (auto mode off, so only the sandbox is
-//! tested): a venv with `pip install` from PyPI, `cargo build` of a crate
-//! with one dependency from crates.io, `npm install` from the npm
-//! registry, `git init/add/commit`, `make`. Each in a fresh temp home and
+//! Real tools inside the sandbox and its network wall (auto mode off, so
+//! only the sandbox is tested; the wall is the default): a venv with `pip
+//! install` from PyPI, `cargo build` of a crate with one dependency from
+//! crates.io, `npm install` from the npm registry, `git clone` from
+//! GitHub where it is reachable, `git init/add/commit`, `make`. Each in a fresh temp home and
 //! project. The registries are reachable in CI; elsewhere a test whose
 //! registry cannot be reached is skipped, saying so (under `CI=true` it
 //! fails instead).
@@ -11,6 +12,16 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::support::{Env, landlock_or_skip, run, skip, tool_or_skip};
+
+fn reachable(host: &str) -> bool {
+    (host, 443)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .is_some_and(|addr| {
+            std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5)).is_ok()
+        })
+}
 
 fn reachable_or_skip(test: &str, host: &str) -> bool {
     let ok = (host, 443)
@@ -135,4 +146,23 @@ fn cargo_builds_a_crate_with_a_dependency_in_the_sandbox() {
     let r = run(&mut env.script("cargo run --quiet"));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
     assert_eq!(r.stdout(), "itoa 42\n");
+}
+
+#[test]
+fn git_clones_from_github_through_the_wall() {
+    // GitHub is no package registry: CI reaches only those, so this runs
+    // where GitHub can be reached and is skipped elsewhere, CI or not.
+    if !reachable("github.com") {
+        eprintln!("SKIPPED git clone: github.com cannot be reached from here");
+        return;
+    }
+    if !landlock_or_skip("git clone") {
+        return;
+    }
+    let env = tool_env();
+    let r = run(&mut env.script(
+        "git clone --quiet --depth 1 https://github.com/octocat/Hello-World.git hello && cat hello/README",
+    ));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(r.stdout().contains("Hello"), "{}", r.stdout());
 }

@@ -130,6 +130,70 @@ pub fn hint(stderr_tail: &[u8], plan: &Plan, cwd: &Path, asking: &Asking<'_>) ->
     })
 }
 
+/// Behind the network wall, a failed connection to a port on loopback
+/// that a service of the host listens on (and the user did not list):
+/// the hint naming the port and the key.
+pub fn host_port(stderr_tail: &[u8], listed: &[u16]) -> Option<String> {
+    let text = String::from_utf8_lossy(stderr_tail);
+    let refused = [
+        "refused",
+        "ECONNREFUSED",
+        "Errno 111",
+        "Couldn't connect",
+        "could not connect",
+    ];
+    if !refused.iter().any(|r| text.contains(r)) {
+        return None;
+    }
+    let listening = host_listening();
+    for name in ["127.0.0.1", "localhost", "[::1]", "::1"] {
+        for (at, _) in text.match_indices(name) {
+            // The port follows within a few characters: `:5432`, ` port
+            // 5432`, `"), port 5432`.
+            let rest: String = text[at + name.len()..].chars().take(16).collect();
+            if rest.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+                continue;
+            }
+            let digits: String = rest
+                .chars()
+                .skip_while(|c| !c.is_ascii_digit())
+                .take_while(char::is_ascii_digit)
+                .collect();
+            let Ok(port) = digits.parse::<u16>() else {
+                continue;
+            };
+            if listening.contains(&port) && !listed.contains(&port) {
+                return Some(format!(
+                    "automode: this was likely refused by automode's network wall: port {port} on loopback is a service of the host's (a database, a daemon), which commands do not reach; the user can add {port} to sandbox.network.hostPorts to let them."
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// The TCP ports the host listens on, on loopback or every address.
+fn host_listening() -> Vec<u16> {
+    let mut out = Vec::new();
+    for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Some(text) = crate::procfs::read(file) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.get(3) == Some(&"0A")
+                && let Some(port) = f
+                    .get(1)
+                    .and_then(|a| a.rsplit_once(':'))
+                    .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
+            {
+                out.push(port);
+            }
+        }
+    }
+    out
+}
+
 /// Why the sandbox refuses `p`, as the hint line; `None` when `p` is one
 /// it grants (the error was something else).
 fn explain(p: &Path, plan: &Plan, cwd: &Path, asking: &Asking<'_>) -> Option<String> {

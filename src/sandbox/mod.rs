@@ -495,6 +495,8 @@ pub struct Plan {
     /// Hosts this command may reach through the network wall beyond the
     /// allow-list (a reviewed command names them), with their ports.
     pub network_grants: Vec<(String, u16)>,
+    /// `sandbox.network.hostPorts`.
+    pub host_ports: Vec<u16>,
     /// The command gets a private mount namespace (in a user namespace):
     /// protected paths bound read-only, denied paths in `hide` covered,
     /// and (with `network` deny) its own network namespace.
@@ -879,6 +881,7 @@ pub fn base_plan(inp: &Inputs<'_>) -> Plan {
         network: cfg.network.value,
         max_file_bytes: cfg.max_file_bytes.value,
         user_namespaces: user_namespaces_possible(),
+        host_ports: cfg.host_ports.iter().map(|p| p.value).collect(),
         ..Plan::default()
     };
     // Writes: the project (unless too wide), its linked git dirs, the
