@@ -1,6 +1,8 @@
 #!/bin/sh
 # Build automode as installed (static release) and run the benchmarks.
 # Usage: scripts/bench.sh [bench.py options, e.g. --rounds 1000 --mib 1024]
+#        scripts/bench.sh --network [bench_network.py options]: the network
+#        wall's filter (per connection, throughput)
 set -eu
 cd "$(dirname "$0")/.."
 cargo rustc --release --locked --bin automode -- -C target-feature=+crt-static -C relocation-model=static >/dev/null
@@ -11,4 +13,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/automode-bench-bin.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cp "$(scripts/target-dir)/release/automode" "$tmp/automode"
 ln -s automode "$tmp/bash"
-python3 scripts/bench.py --shim "$tmp/bash" "$@"
+if [ "${1:-}" = --network ]; then
+    shift
+    python3 scripts/bench_network.py --shim "$tmp/bash" "$@"
+else
+    python3 scripts/bench.py --shim "$tmp/bash" "$@"
+fi

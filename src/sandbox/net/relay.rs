@@ -379,20 +379,59 @@ pub fn splice(a: TcpStream, b: TcpStream, first: &[u8]) {
     let _ = back.join();
 }
 
-/// Copy `from` to `to` until the end, then end `to`'s writing side.
+/// Copy `from` to `to` until the end, then end `to`'s writing side: in
+/// the kernel (`splice` through a pipe, no copy into this process), or
+/// through a buffer where the kernel cannot.
 fn copy(mut from: TcpStream, mut to: TcpStream) {
-    let mut buf = vec![0u8; 256 * 1024];
-    loop {
-        match from.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                if to.write_all(&buf[..n]).is_err() {
-                    break;
+    if !spliced(&from, &to) {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match from.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if to.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
                 }
             }
         }
     }
     let _ = to.shutdown(Shutdown::Write);
+}
+
+/// How much one `splice` moves at most.
+const SPLICE_BYTES: usize = 1 << 20;
+
+/// Move everything from `from` to `to` with `splice`; `false` when the
+/// kernel refused before anything moved (then copy the usual way).
+fn spliced(from: &TcpStream, to: &TcpStream) -> bool {
+    use nix::fcntl::{OFlag, SpliceFFlags, splice};
+    let Ok((r, w)) = nix::unistd::pipe2(OFlag::O_CLOEXEC) else {
+        return false;
+    };
+    let _ = nix::fcntl::fcntl(&w, nix::fcntl::FcntlArg::F_SETPIPE_SZ(SPLICE_BYTES as i32));
+    // (Not SPLICE_F_MORE: on a socket it corks what is sent, and a
+    // request's last bytes would wait for more that never comes.)
+    let flags = SpliceFFlags::SPLICE_F_MOVE;
+    let mut moved_any = false;
+    loop {
+        let n = match splice(from, None, &w, None, SPLICE_BYTES, flags) {
+            Ok(0) => return true,
+            Ok(n) => n,
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => return moved_any,
+        };
+        moved_any = true;
+        let mut left = n;
+        while left > 0 {
+            match splice(&r, None, to, None, left, flags) {
+                Ok(0) => return true,
+                Ok(m) => left -= m,
+                Err(nix::errno::Errno::EINTR) => {}
+                Err(_) => return true,
+            }
+        }
+    }
 }
 
 #[cfg(test)]
