@@ -906,7 +906,7 @@ impl Judge {
                 .iter()
                 .map(|p| p.value)
                 .collect(),
-            project: Some(owned.project.clone()),
+            projects: vec![owned.project.clone()],
             home: self.places.home.clone(),
             vars: sandbox::net::TOOL_VARS
                 .iter()

@@ -152,15 +152,15 @@ pub struct ToolPlaces<'a> {
     pub home: Option<&'a Path>,
     /// The environment's value of a variable.
     pub var: Option<&'a Lookup>,
-    /// The project root (its git remotes).
-    pub project: Option<&'a Path>,
+    /// The project roots (their git remotes).
+    pub projects: &'a [std::path::PathBuf],
 }
 
 impl std::fmt::Debug for ToolPlaces<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolPlaces")
             .field("home", &self.home)
-            .field("project", &self.project)
+            .field("projects", &self.projects)
             .finish()
     }
 }
@@ -203,7 +203,7 @@ pub fn tool_files(tools: &ToolPlaces<'_>) -> Vec<std::path::PathBuf> {
     }
     out.push("/etc/pip.conf".into());
     out.push("/etc/npmrc".into());
-    if let Some(p) = tools.project {
+    for p in tools.projects {
         out.push(p.join(".git/config"));
     }
     out
@@ -397,7 +397,7 @@ mod tests {
             &ToolPlaces {
                 home: Some(&home),
                 var: Some(&var),
-                project: Some(&project),
+                projects: std::slice::from_ref(&project),
             },
         );
         for (host, port) in [

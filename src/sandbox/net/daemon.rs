@@ -124,7 +124,7 @@ impl Loaded {
         let tools = allow::ToolPlaces {
             home: settings.home.as_deref(),
             var: Some(&var),
-            project: settings.project.as_deref(),
+            projects: &settings.projects,
         };
         let list = allow::build(&settings.allow, &tools);
         let mut sources: Vec<(PathBuf, Option<SystemTime>)> = allow::tool_files(&tools)

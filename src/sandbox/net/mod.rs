@@ -198,8 +198,10 @@ pub struct Settings {
     pub allow: Vec<(String, String)>,
     /// `sandbox.network.hostPorts`.
     pub host_ports: Vec<u16>,
-    /// The project (its git remotes join the allow-list).
-    pub project: Option<PathBuf>,
+    /// The projects the session's commands ran in (their git remotes
+    /// join the allow-list); a command adds its own, none is removed, so
+    /// the file settles after each project's first command.
+    pub projects: Vec<PathBuf>,
     pub home: Option<PathBuf>,
     /// The variables the user's tools read their registries from.
     pub vars: Vec<(String, String)>,
@@ -337,13 +339,27 @@ fn open(r: &Record) -> Option<Joined> {
     })
 }
 
-/// Write the settings when they changed (the filter rereads them).
+/// Write the settings when they changed (the filter rereads them): the
+/// projects already there are kept.
 fn write_settings(session: &Session, settings: &Settings) -> Result<(), String> {
-    let text = serde_json::to_vec(settings).map_err(|e| e.to_string())?;
     let path = session.settings_path();
-    if std::fs::read(&path).is_ok_and(|old| old == text) {
-        return Ok(());
+    let old: Option<Settings> = std::fs::read(&path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    let mut merged = settings.clone();
+    if let Some(old) = &old {
+        let mut projects = old.projects.clone();
+        for p in &settings.projects {
+            if !projects.contains(p) {
+                projects.push(p.clone());
+            }
+        }
+        merged.projects = projects;
+        if *old == merged {
+            return Ok(());
+        }
     }
+    let text = serde_json::to_vec(&merged).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&session.dir)
         .map_err(|e| format!("cannot make {}: {e}", session.dir.display()))?;
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
