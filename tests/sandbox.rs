@@ -174,6 +174,41 @@ fn secrets_cannot_be_read() {
     assert_ne!(r.code(), Some(0), "{}", r.stdout());
     let r = run(&mut env.script("cat /etc/hostname"));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    // The rest of the table, read by a project script: histories,
+    // database passwords, build tools' and deploy CLIs' credentials.
+    let secrets = [
+        ".bash_history",
+        ".zsh_history",
+        ".pgpass",
+        ".my.cnf",
+        ".m2/settings.xml",
+        ".gradle/gradle.properties",
+        ".config/op/config",
+        ".config/doctl/config.yaml",
+        ".fly/config.yml",
+        ".local/share/com.vercel.cli/auth.json",
+        ".config/netlify/config.json",
+        ".config/stripe/config.toml",
+        ".cache/huggingface/token",
+    ];
+    let env = confined();
+    for s in secrets {
+        write(&env.home.join(s), "SECRET-VALUE\n");
+    }
+    write(
+        &env.work.join("peek.py"),
+        &format!(
+            "import os\nfor s in {secrets:?}:\n    try:\n        print(s, open(os.path.expanduser('~/' + s)).read().strip())\n    except OSError as e:\n        print(s, 'refused')\n"
+        ),
+    );
+    let r = run(&mut env.script("python3 peek.py"));
+    assert!(!r.stdout().contains("SECRET-VALUE"), "{}", r.stdout());
+    assert_eq!(
+        r.stdout().matches("refused").count(),
+        secrets.len(),
+        "{}",
+        r.stdout()
+    );
 }
 
 #[test]
@@ -399,6 +434,28 @@ fn credentials_are_withheld_from_what_automode_does_not_know() {
         json!(["FOO_API_KEY", "SSH_AUTH_SOCK"]),
         "{}",
         v["sandbox"]
+    );
+    // Passwords by any name, URLs with a password in them, connection
+    // strings: a project script gets none; a URL without one stays.
+    let env = confined()
+        .with_env("PGPASSWORD", "pg-secret")
+        .with_env(
+            "DATABASE_URL",
+            "postgres://app:db-secret@db.internal:5432/app",
+        )
+        .with_env("REDIS_URL", "redis://cache.internal:6379")
+        .with_env("SENTRY_DSN", "https://key@sentry.example/1");
+    std::fs::write(
+        env.work.join("show.py"),
+        "import os\nfor k in ['PGPASSWORD', 'DATABASE_URL', 'REDIS_URL', 'SENTRY_DSN']:\n    print(k, os.environ.get(k, '-'))\n",
+    )
+    .unwrap();
+    let r = run(&mut env.script("python3 show.py"));
+    assert_eq!(
+        r.stdout(),
+        "PGPASSWORD -\nDATABASE_URL -\nREDIS_URL redis://cache.internal:6379\nSENTRY_DSN -\n",
+        "{}",
+        r.stderr()
     );
 }
 

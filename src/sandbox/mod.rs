@@ -237,6 +237,76 @@ pub const DEFAULT_READ_DENY: &[(&str, &str)] = &[
         "${XDG_DATA_HOME:-~/.local/share}/opencode/auth.json",
         "opencode's logins",
     ),
+    (
+        "~/.bash_history",
+        "shell history: commands typed with passwords and tokens",
+    ),
+    ("~/.zsh_history", "shell history"),
+    ("~/.histfile", "shell history"),
+    (
+        "${XDG_DATA_HOME:-~/.local/share}/fish/fish_history",
+        "fish's history",
+    ),
+    ("~/.python_history", "the Python prompt's history"),
+    ("~/.node_repl_history", "the Node.js prompt's history"),
+    (
+        "~/.psql_history",
+        "psql's history: queries and the data in them",
+    ),
+    ("~/.mysql_history", "mysql's history"),
+    ("~/.sqlite_history", "sqlite's history"),
+    ("~/.pgpass", "PostgreSQL passwords"),
+    ("~/.my.cnf", "MySQL passwords"),
+    ("~/.mylogin.cnf", "MySQL login paths"),
+    ("~/.m2/settings.xml", "Maven repository passwords"),
+    (
+        "${GRADLE_USER_HOME:-~/.gradle}/gradle.properties",
+        "Gradle repository passwords and signing keys",
+    ),
+    ("${XDG_CONFIG_HOME:-~/.config}/op", "the 1Password CLI"),
+    ("~/.op", "the 1Password CLI (its older place)"),
+    ("${XDG_CONFIG_HOME:-~/.config}/doctl", "DigitalOcean tokens"),
+    ("~/.fly", "Fly.io tokens"),
+    (
+        "${XDG_DATA_HOME:-~/.local/share}/com.vercel.cli",
+        "Vercel tokens",
+    ),
+    ("${XDG_CONFIG_HOME:-~/.config}/netlify", "Netlify tokens"),
+    ("~/.netlify", "Netlify tokens (their older place)"),
+    ("${XDG_CONFIG_HOME:-~/.config}/stripe", "Stripe keys"),
+    (
+        "${HF_HOME:-${XDG_CACHE_HOME:-~/.cache}/huggingface}/token",
+        "the Hugging Face token",
+    ),
+    (
+        "~/.huggingface/token",
+        "the Hugging Face token (its older place)",
+    ),
+    (
+        "${XDG_CONFIG_HOME:-~/.config}/glab-cli",
+        "GitLab CLI tokens",
+    ),
+    (
+        "${XDG_CONFIG_HOME:-~/.config}/hcloud",
+        "Hetzner Cloud tokens",
+    ),
+    ("~/.oci", "Oracle Cloud keys"),
+    ("~/.aliyun", "Alibaba Cloud keys"),
+    ("~/.terraformrc", "Terraform credentials"),
+    ("~/.kaggle/kaggle.json", "the Kaggle API key"),
+    ("${XDG_CONFIG_HOME:-~/.config}/sops", "SOPS keys"),
+    (
+        "${XDG_CONFIG_HOME:-~/.config}/rclone",
+        "rclone's remotes and their credentials",
+    ),
+    ("~/.s3cfg", "s3cmd credentials"),
+    ("~/.boto", "boto credentials"),
+    ("~/.cloudflared", "Cloudflare tunnel credentials"),
+    (
+        "${XDG_CONFIG_HOME:-~/.config}/.wrangler",
+        "Cloudflare Wrangler tokens",
+    ),
+    ("~/.supabase", "the Supabase access token"),
     (OTHER_HOMES, "other users' homes"),
 ];
 
@@ -357,6 +427,19 @@ impl Expand<'_> {
     fn var_path(&self, name: &str) -> Option<String> {
         (self.var)(name).filter(|v| v.starts_with('/'))
     }
+}
+
+/// A path template with every `${VAR:-default}` replaced by its default
+/// (`None` when it has none of them, or one without a default).
+fn defaults_only(t: &str) -> Option<String> {
+    let at = t.find("${")?;
+    let inner = &t[at + 2..];
+    let end = matching_brace(inner)?;
+    let (_, default) = inner[..end].split_once(":-")?;
+    let rest = &inner[end + 1..];
+    let rest = defaults_only(rest).unwrap_or_else(|| rest.to_string());
+    let default = defaults_only(default).unwrap_or_else(|| default.to_string());
+    Some(format!("{}{default}{rest}", &t[..at]))
 }
 
 /// The index of the `}` closing an already-opened `${`.
@@ -545,6 +628,8 @@ pub struct Inputs<'a> {
     pub expand: Expand<'a>,
     /// The names of the variables in the command's environment.
     pub env_names: Vec<&'a str>,
+    /// Those whose values carry a credential (a URL with a password).
+    pub env_credentials: Vec<&'a str>,
     /// `PATH`'s absolute directories, the real shell: they stay readable.
     pub keep: Vec<PathBuf>,
     /// The variable holding the classifier's key.
@@ -591,6 +676,12 @@ impl OwnedInputs {
                 var: &var,
             },
             env_names: self.env.iter().map(|(k, _)| k.as_str()).collect(),
+            env_credentials: self
+                .env
+                .iter()
+                .filter(|(_, v)| env::is_credential_value(v))
+                .map(|(k, _)| k.as_str())
+                .collect(),
             keep: self.keep.clone(),
             classifier_key: self.classifier_key.as_deref(),
         };
@@ -770,7 +861,18 @@ pub fn denied_reads(inp: &Inputs<'_>) -> Vec<PathBuf> {
     for d in &inp.config.read_deny {
         if d.value == OTHER_HOMES {
             deny.extend(other_homes(home.as_deref(), &project));
-        } else if let Some(p) = inp.expand.path(&d.value).as_deref().and_then(existing) {
+            continue;
+        }
+        if let Some(p) = inp.expand.path(&d.value).as_deref().and_then(existing) {
+            deny.push(p);
+        }
+        // Also where the variable would point by default: a tool that
+        // ignores it, or a script that looks there, finds it there.
+        if let Some(p) = defaults_only(&d.value)
+            .and_then(|t| inp.expand.path(&t))
+            .as_deref()
+            .and_then(existing)
+        {
             deny.push(p);
         }
     }
@@ -961,6 +1063,7 @@ pub fn base_plan(inp: &Inputs<'_>) -> Plan {
     }
     plan.withheld_env = env::withheld(
         &inp.env_names,
+        &inp.env_credentials,
         false,
         &[],
         &pass_env(cfg),
@@ -1070,6 +1173,7 @@ pub fn complete(plan: &mut Plan, inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Vec<
         .retain(|d| !roots.iter().any(|r| r.starts_with(d)));
     plan.withheld_env = env::withheld(
         &inp.env_names,
+        &inp.env_credentials,
         cmd.known_only,
         &cmd.programs,
         &pass_env(inp.config),

@@ -344,6 +344,7 @@ fn a_plan_grants_the_project_caches_and_devices_and_denies_the_secrets() {
             var: &vars,
         },
         env_names: vec!["PATH", "OPENAI_API_KEY"],
+        env_credentials: Vec::new(),
         keep: Vec::new(),
         classifier_key: None,
     };
@@ -593,4 +594,19 @@ fn the_cache_key_changes_with_every_sandbox_setting_and_not_with_sources() {
         e.source = Source::Inline;
     }
     assert_eq!(text(&c), text(&base));
+}
+
+#[test]
+fn a_template_is_also_denied_where_its_variables_point_by_default() {
+    assert_eq!(
+        super::defaults_only("${XDG_CONFIG_HOME:-~/.config}/gh").as_deref(),
+        Some("~/.config/gh")
+    );
+    assert_eq!(
+        super::defaults_only("${HF_HOME:-${XDG_CACHE_HOME:-~/.cache}/huggingface}/token")
+            .as_deref(),
+        Some("~/.cache/huggingface/token")
+    );
+    assert_eq!(super::defaults_only("~/.ssh"), None);
+    assert_eq!(super::defaults_only("${CODEX_HOME}/auth.json"), None);
 }
