@@ -813,12 +813,25 @@ impl Judge {
                 .is_some_and(|v| matches!(v.tier, policy::Tier::ReadOnly | policy::Tier::Routine)),
             harness_call,
             will_run,
+            git_only: analysis.is_some_and(git_only),
             ..sandbox::ForCommand::default()
         };
         let mut roots = owned.with(|inputs| sandbox::complete(&mut plan, inputs, &cmd));
         if approved {
+            // Protected paths the user approved writing (named by the
+            // command or by `AUTOMODE_WRITE`).
+            let mut granted: Vec<PathBuf> = Vec::new();
             if let Some(sandbox::widen::Widening::Write(paths)) = &widening {
                 for p in paths {
+                    if plan
+                        .protect
+                        .iter()
+                        .chain(&plan.protect_missing)
+                        .chain(&plan.pin)
+                        .any(|x| p.starts_with(x) || x.starts_with(p))
+                    {
+                        granted.push(p.clone());
+                    }
                     // A file that does not exist yet: the directory it is
                     // created in.
                     let grant = match p.parent() {
@@ -833,15 +846,16 @@ impl Judge {
             }
             if let Some(a) = analysis {
                 let (outside, protected) = sandbox::approved_targets(&plan, a, &self.places);
-                let unprotected = |p: &PathBuf| {
-                    protected
-                        .iter()
-                        .any(|u| p.starts_with(u) || u.starts_with(p))
-                };
-                plan.protect.retain(|p| !unprotected(p));
-                plan.protect_missing.retain(|p| !unprotected(p));
+                granted.extend(protected);
                 plan.extra_write.extend(outside);
             }
+            let unprotected =
+                |p: &PathBuf| granted.iter().any(|u| p.starts_with(u) || u.starts_with(p));
+            plan.protect.retain(|p| !unprotected(p));
+            plan.protect_missing.retain(|p| !unprotected(p));
+            // `.git` stays pinned unless the approval covers all of it.
+            plan.pin
+                .retain(|p| !granted.iter().any(|u| p.starts_with(u)));
         }
         // The hosts a reviewed command names reach it through the wall,
         // for that command only (never from an allow tier by itself).
@@ -1508,6 +1522,29 @@ fn prepare(ctx: &Context, env: &Judge, original: &str, login: Option<bool>) -> P
         wrapped: Some(w),
         internal: None,
     }
+}
+
+/// Shell commands that run nothing and write nothing by themselves (a
+/// redirection of theirs is an effect, checked apart).
+const GIT_COMPANIONS: &[&str] = &[
+    "cd", "echo", "printf", "true", "false", "pwd", "test", "[", ":",
+];
+
+/// The script runs git, and besides it only `GIT_COMPANIONS`, none of
+/// them writing a file: git may then write its own configuration
+/// (checked after the command).
+fn git_only(a: &shell::analysis::Analysis) -> bool {
+    let is_git = |i: usize| a.commands.get(i).is_some_and(|c| c.name() == Some("git"));
+    a.opaque.is_none()
+        && a.commands.iter().any(|c| c.name() == Some("git"))
+        && a.commands.iter().all(|c| {
+            c.via.is_empty()
+                && c.name()
+                    .is_some_and(|n| n == "git" || GIT_COMPANIONS.contains(&n))
+        })
+        && a.effects
+            .iter()
+            .all(|e| e.kind == shell::analysis::EffectKind::Read || e.command.is_some_and(is_git))
 }
 
 #[cfg(test)]

@@ -131,7 +131,7 @@ pub fn supervise(
             _ => None,
         };
         let snapshot = match &plan_now {
-            Some(plan) => Snapshot::take(&watched(plan)),
+            Some(plan) => Snapshot::take(&watched(plan)).judging(&plan.judged_config),
             None => Snapshot::default(),
         };
         let mut exec_plan = ExecPlan {
@@ -153,7 +153,7 @@ pub fn supervise(
             on_start();
         });
         if let Some(p) = &plan_now {
-            report_restored(&snapshot, p);
+            report_restored(&snapshot, p, &asking);
         }
         return match result {
             Ok(outcome) => {
@@ -270,11 +270,13 @@ fn may_fall_back(plan: &Plan) -> bool {
 /// The paths the integrity check watches: every protected one without
 /// binds, else only those that do not exist yet.
 fn watched(plan: &Plan) -> Vec<PathBuf> {
-    if plan.namespace && plan.protect_mode != ProtectMode::Restore {
+    let mut out = if plan.namespace && plan.protect_mode != ProtectMode::Restore {
         plan.protect_missing.clone()
     } else {
         [plan.protect.clone(), plan.protect_missing.clone()].concat()
-    }
+    };
+    out.extend(plan.judged_config.iter().cloned());
+    out
 }
 
 /// The child's confinement for a plan, its ruleset and the session's
@@ -315,6 +317,7 @@ fn confinement(
                 plan.protect.clone()
             },
             hide: plan.hide.clone(),
+            pin: plan.pin.clone(),
             network_off: plan.network == Network::Deny,
         }),
         max_file_bytes: Some(plan.max_file_bytes),
@@ -324,7 +327,7 @@ fn confinement(
 }
 
 /// Undo and report what the command changed in protected paths.
-fn report_restored(snapshot: &Snapshot, plan: &Plan) {
+fn report_restored(snapshot: &Snapshot, plan: &Plan, asking: &sandbox::hint::Asking<'_>) {
     if snapshot.is_empty() {
         return;
     }
@@ -332,8 +335,21 @@ fn report_restored(snapshot: &Snapshot, plan: &Plan) {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let root = plan.write.first().map_or(Path::new("/"), PathBuf::as_path);
-    for change in snapshot.restore(stamp) {
-        report::say(&sandbox::protect::describe(&change, root));
+    let changes = snapshot.restore(stamp);
+    for change in &changes {
+        report::say(&sandbox::protect::describe(change, root));
+    }
+    // How the agent asks for them, where someone reviews it.
+    let paths: Vec<String> = changes
+        .iter()
+        .filter(|c| sandbox::widen::refusal(&c.path, asking.places, &plan.read_deny).is_none())
+        .map(|c| c.path.display().to_string())
+        .collect();
+    if asking.reviewer && !paths.is_empty() {
+        report::say(&format!(
+            "if the user's task needs these changed, run: AUTOMODE_WRITE={} <the same command> (it will be reviewed)",
+            paths.join(":")
+        ));
     }
 }
 

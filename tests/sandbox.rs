@@ -394,6 +394,166 @@ fn protected_paths_stay_unwritable_and_git_commits_still_work() {
     }
 }
 
+/// Every way the project's git files can be turned against the user's
+/// next `git commit` (outside any sandbox), then the git work that must
+/// keep going: with read-only binds, with the check after the command,
+/// and with user namespaces refused by the system.
+#[test]
+fn git_files_cannot_be_turned_against_the_user() {
+    if !landlock_or_skip("git files") {
+        return;
+    }
+    for how in ["auto", "restore", "no user namespaces"] {
+        let mode = if how == "restore" { "restore" } else { "auto" };
+        let env = Env::supervision_only().with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            &json!({"autoMode": {"enabled": false}, "sandbox": {"protectMode": mode}}).to_string(),
+        );
+        let shim = env.shims.join("bash");
+        let script = |s: &str| {
+            let mut c = if how == "no user namespaces" {
+                let mut c = env.command("python3");
+                c.arg(helper("no_userns.py")).arg(&shim);
+                c
+            } else {
+                env.bash()
+            };
+            c.arg("-c").arg(s);
+            run(&mut c)
+        };
+        // A submodule from a repository beside the project.
+        let upstream = env.root().join("upstream");
+        std::fs::create_dir_all(&upstream).unwrap();
+        git(&upstream, &["init", "-q", "-b", "main"]);
+        git(&upstream, &["commit", "-q", "--allow-empty", "-m", "up"]);
+        git(&env.work, &["init", "-q", "-b", "main"]);
+        git(
+            &env.work,
+            &[
+                "-c",
+                "protocol.file.allow=always",
+                "submodule",
+                "add",
+                "-q",
+                upstream.to_str().unwrap(),
+                "sub",
+            ],
+        );
+        git(&env.work, &["commit", "-q", "-m", "one"]);
+        let pwned = env.root().join("PWNED");
+        let hook = format!("#!/bin/sh\\ntouch {}\\n", pwned.display());
+        let plant = |at: &str| format!("printf '{hook}' > {at} && chmod +x {at}");
+        let config = read(&env.work.join(".git/config"));
+        for attack in [
+            // .git renamed away, a copy with a hook put back.
+            format!(
+                "mv .git .git-away && cp -a .git-away .git && {}",
+                plant(".git/hooks/pre-commit")
+            ),
+            // .git swapped for a symlink to a copy with a hook.
+            format!(
+                "cp -a .git .g && {} && mv .git .git-old && ln -s .g .git",
+                plant(".g/hooks/pre-commit")
+            ),
+            // commondir pointed at a folder inside the project.
+            format!(
+                "mkdir -p evil/hooks && cp .git/config evil/config && {} && echo \"$PWD/evil\" > .git/commondir",
+                plant("evil/hooks/pre-commit")
+            ),
+            // The submodule's own hooks and config.
+            plant(".git/modules/sub/hooks/pre-commit"),
+            "git -C sub config core.fsmonitor 'touch ../FSMONITOR'".to_string(),
+            // Attributes choosing a filter, an .envrc.
+            "echo '* filter=evil' > .git/info/attributes; echo 'touch PWNED' > .envrc; echo ok"
+                .to_string(),
+        ] {
+            let r = script(&attack);
+            assert!(
+                r.stderr().contains("automode") || r.code() != Some(0),
+                "{how}: {attack}: {}",
+                r.stderr()
+            );
+        }
+        // The user's next commits, outside any sandbox.
+        git(&env.work, &["commit", "-q", "--allow-empty", "-m", "two"]);
+        git(
+            &env.work.join("sub"),
+            &["commit", "-q", "--allow-empty", "-m", "s"],
+        );
+        assert!(!pwned.exists(), "{how}: a hook ran");
+        assert!(!env.work.join("FSMONITOR").exists(), "{how}: fsmonitor ran");
+        assert!(!env.work.join(".git/commondir").exists(), "{how}");
+        assert!(!env.work.join(".envrc").exists(), "{how}");
+        assert!(!env.work.join(".git/info/attributes").exists(), "{how}");
+        assert_eq!(read(&env.work.join(".git/config")), config, "{how}");
+        // A hooks directory the repository names inside the project,
+        // husky's hooks, pre-commit's configuration.
+        git(&env.work, &["config", "core.hooksPath", ".githooks"]);
+        write(&env.work.join(".githooks/pre-commit"), "#!/bin/sh\n");
+        write(&env.work.join(".husky/pre-commit"), "npm test\n");
+        for attack in [
+            plant(".githooks/pre-commit"),
+            format!("{}; echo ok", plant(".husky/pre-commit")),
+            "echo 'repos: []' > .pre-commit-config.yaml".to_string(),
+        ] {
+            script(&attack);
+        }
+        git(&env.work, &["commit", "-q", "--allow-empty", "-m", "three"]);
+        assert!(!pwned.exists(), "{how}: a hook ran");
+        assert_eq!(
+            read(&env.work.join(".githooks/pre-commit")),
+            "#!/bin/sh\n",
+            "{how}"
+        );
+        assert_eq!(
+            read(&env.work.join(".husky/pre-commit")),
+            "npm test\n",
+            "{how}"
+        );
+        assert!(!env.work.join(".pre-commit-config.yaml").exists(), "{how}");
+        git(&env.work, &["config", "--unset", "core.hooksPath"]);
+        let config = read(&env.work.join(".git/config"));
+        // The git work that must go on: commits, a worktree, a submodule
+        // added and updated, a remote, the user's name for this project.
+        let wt = env.work.join(".worktrees/wt");
+        let r = script(&format!(
+            "git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m four && \
+             git worktree add -q {} && \
+             git -c protocol.file.allow=always submodule add -q {} sub2 && \
+             git submodule update --init -q && \
+             git remote add upstream https://example.com/u.git && \
+             git config user.email agent@example.com && echo done",
+            wt.display(),
+            upstream.display()
+        ));
+        assert_eq!(r.stdout(), "done\n", "{how}: {}", r.stderr());
+        assert!(
+            !r.stderr().contains("automode restored"),
+            "{how}: {}",
+            r.stderr()
+        );
+        let now = read(&env.work.join(".git/config"));
+        assert!(now.starts_with(&config), "{how}: {now}");
+        for added in [
+            "[submodule \"sub2\"]",
+            "[remote \"upstream\"]",
+            "agent@example.com",
+        ] {
+            assert!(now.contains(added), "{how}: {now}");
+        }
+        assert!(wt.join(".git").exists(), "{how}");
+        // What git does not write for itself is undone, even by git.
+        let r = script("git config core.pager 'touch PAGER'; git config alias.x '!touch ALIAS'");
+        assert!(
+            r.stderr().contains("automode restored .git/config")
+                && r.stderr().contains("which git does not write"),
+            "{how}: {}",
+            r.stderr()
+        );
+        assert_eq!(read(&env.work.join(".git/config")), now, "{how}");
+    }
+}
+
 #[test]
 fn credentials_are_withheld_from_what_automode_does_not_know() {
     if !landlock_or_skip("credentials") {

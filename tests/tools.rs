@@ -166,3 +166,70 @@ fn git_clones_from_github_through_the_wall() {
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
     assert!(r.stdout().contains("Hello"), "{}", r.stdout());
 }
+
+/// husky's hooks run later outside the sandbox: `npx husky init` makes
+/// nothing until the user approves it (the refusal says how to ask),
+/// then works; `npm install` in the husky project keeps working.
+#[test]
+fn husky_init_needs_the_users_approval_then_works() {
+    use crate::support::llm::{ALLOW, MockLlm, oa_call, oa_text};
+    if tool_or_skip("npm", "npm").is_none() || !reachable_or_skip("husky", "registry.npmjs.org") {
+        return;
+    }
+    let mock = MockLlm::start(vec![oa_text("1", "stop"), oa_call(ALLOW, "stop")]);
+    let env = Env::new()
+        .with_env("AUTOMODE_TIMEOUT", "600")
+        .with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            &crate::classifier::settings(&mock, "openai", serde_json::json!({})),
+        )
+        .with_env("MOCK_KEY", "sk-mock-0123456789abcdefghij");
+    let off = |script: &str| {
+        let mut c = env.script(script);
+        c.env(
+            "AUTOMODE_SETTINGS_JSON",
+            r#"{"autoMode": {"enabled": false}}"#,
+        );
+        run(&mut c)
+    };
+    let r = off("git init -q -b main && npm init -y > /dev/null && \
+         npm install --no-audit --no-fund --loglevel=error -D husky");
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    // Not approved: nothing of husky's stays, and the agent is told how
+    // to ask.
+    let r = off("npx husky init");
+    assert!(!env.work.join(".husky").exists(), "{}", r.stderr());
+    assert!(
+        !std::fs::read_to_string(env.work.join(".git/config"))
+            .unwrap()
+            .contains("hooksPath"),
+    );
+    let r = run(&mut env.script("npx husky init"));
+    assert!(
+        r.stderr().contains("AUTOMODE_WRITE="),
+        "the way to ask: {}",
+        r.stderr()
+    );
+    assert!(!env.work.join(".husky").exists());
+    // Approved (the classifier allows it): husky installs its hooks.
+    let work = env.work.display().to_string();
+    let r = run(&mut env.script(&format!(
+        "AUTOMODE_WRITE={work}/.husky:{work}/.git/config npx husky init"
+    )));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(
+        env.work.join(".husky/pre-commit").is_file(),
+        "{}",
+        r.stderr()
+    );
+    assert!(
+        std::fs::read_to_string(env.work.join(".git/config"))
+            .unwrap()
+            .contains("hooksPath = .husky/_"),
+        "{}",
+        r.stderr()
+    );
+    // The project's install (its prepare script runs husky) still works.
+    let r = off("npm install --no-audit --no-fund --loglevel=error");
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+}

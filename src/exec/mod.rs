@@ -204,6 +204,9 @@ pub struct Join {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Namespace {
     pub read_only: Vec<PathBuf>,
+    /// Bound onto themselves (writable) first, so that they cannot be
+    /// renamed, replaced or removed.
+    pub pin: Vec<PathBuf>,
     pub hide: Vec<PathBuf>,
     pub network_off: bool,
 }
@@ -410,6 +413,7 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
                 uid_map: &n.uid_map,
                 gid_map: &n.gid_map,
                 read_only: &n.read_only,
+                pin: &n.pin,
                 hide_dirs: &n.hide_dirs,
                 hide_files: &n.hide_files,
                 network_off: n.network_off,
@@ -561,6 +565,7 @@ struct ReadyNamespace {
     uid_map: CString,
     gid_map: CString,
     read_only: Vec<(CString, libc::c_ulong)>,
+    pin: Vec<CString>,
     hide_dirs: Vec<CString>,
     hide_files: Vec<CString>,
     network_off: bool,
@@ -574,6 +579,10 @@ impl PreparedNamespace {
         let bad = |what: &str| ExecError::Os(format!("{what} contains NUL"));
         let uid = nix::unistd::geteuid().as_raw();
         let gid = nix::unistd::getegid().as_raw();
+        let mut pin = Vec::with_capacity(ns.pin.len());
+        for p in &ns.pin {
+            pin.push(CString::new(p.as_os_str().as_bytes()).map_err(|_| bad("a pinned path"))?);
+        }
         let mut read_only = Vec::with_capacity(ns.read_only.len());
         for p in &ns.read_only {
             let c = CString::new(p.as_os_str().as_bytes()).map_err(|_| bad("a protected path"))?;
@@ -593,6 +602,7 @@ impl PreparedNamespace {
                 uid_map: CString::new(format!("{uid} {uid} 1")).map_err(|_| bad("uid_map"))?,
                 gid_map: CString::new(format!("{gid} {gid} 1")).map_err(|_| bad("gid_map"))?,
                 read_only,
+                pin,
                 hide_dirs,
                 hide_files,
                 network_off: ns.network_off,

@@ -175,6 +175,8 @@ pub(crate) struct ChildNamespace<'a> {
     /// Paths bound read-only onto themselves, with the mount flags their
     /// mount already has (a user namespace may not clear them).
     pub read_only: &'a [(CString, libc::c_ulong)],
+    /// Paths bound onto themselves, writable, before the read-only ones.
+    pub pin: &'a [CString],
     /// Directories covered by an empty read-only tmpfs, and files by
     /// `/dev/null` (denied reads).
     pub hide_dirs: &'a [CString],
@@ -534,6 +536,18 @@ unsafe fn confine(c: &ChildFds<'_>) {
                 fail(ConfineStage::Mounts);
             }
             done(applied::NAMESPACE);
+            for path in ns.pin {
+                if libc::mount(
+                    path.as_ptr(),
+                    path.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND | libc::MS_REC,
+                    std::ptr::null(),
+                ) != 0
+                {
+                    fail(ConfineStage::Mounts);
+                }
+            }
             for (path, kept) in ns.read_only {
                 if libc::mount(
                     path.as_ptr(),

@@ -211,8 +211,17 @@ fn explain(p: &Path, plan: &Plan, cwd: &Path, asking: &Asking<'_>) -> Option<Str
         .chain(&plan.protect_missing)
         .any(|d| p.starts_with(d))
     {
+        let tail = if asking.reviewer
+            && super::widen::refusal(p, asking.places, &plan.read_deny).is_none()
+        {
+            format!(
+                "If the user's task needs it changed, run: AUTOMODE_WRITE={shown} <the same command> (it will be reviewed)."
+            )
+        } else {
+            "Ask the user to change it.".to_string()
+        };
         return Some(format!(
-            "automode: this was likely refused by automode's sandbox: '{shown}' is protected inside the project (sandbox.protect: it chooses what runs later, outside the sandbox). Ask the user to change it."
+            "automode: this was likely refused by automode's sandbox: '{shown}' is protected inside the project (sandbox.protect: it chooses what runs later, outside the sandbox). {tail}"
         ));
     }
     // A file granted to this command on its own that still failed: the

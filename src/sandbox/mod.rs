@@ -13,6 +13,7 @@
 
 pub mod cache;
 pub mod env;
+pub mod gitconfig;
 pub mod hint;
 pub mod net;
 pub mod protect;
@@ -323,6 +324,28 @@ pub const DEFAULT_PROTECT: &[(&str, &str)] = &[
         ".git/config",
         "git runs programs it names (fsmonitor, hooksPath, filters, pager)",
     ),
+    (
+        ".git/config.worktree",
+        "a worktree's own configuration, read like .git/config",
+    ),
+    (
+        ".git/commondir",
+        "where git finds the repository's config and hooks",
+    ),
+    (".git/gitdir", "where a linked worktree's repository is"),
+    (
+        ".git/info/attributes",
+        "chooses the filters and diff drivers git runs",
+    ),
+    (
+        ".envrc",
+        "direnv runs it when the user enters the directory",
+    ),
+    (".husky", "the git hooks husky installs run from here"),
+    (
+        ".pre-commit-config.yaml",
+        "pre-commit runs the hooks it names at every commit",
+    ),
     (".automode", "automode's project configuration"),
     (".claude", "Claude Code's project settings and hooks"),
     (".codex", "Codex's project configuration"),
@@ -563,6 +586,13 @@ pub struct Plan {
     /// Protected paths that do not exist yet, whose parent does (a
     /// command must not create them).
     pub protect_missing: Vec<PathBuf>,
+    /// Paths bound onto themselves (writable) in the mount namespace, so
+    /// that they cannot be renamed, replaced or swapped for a symlink:
+    /// the project's `.git`.
+    pub pin: Vec<PathBuf>,
+    /// Repository configurations a command of git alone may change:
+    /// watched, and any change outside `gitconfig::GIT_WRITES` undone.
+    pub judged_config: Vec<PathBuf>,
     pub protect_mode: ProtectMode,
     pub network: Network,
     /// Credential variables it does not get.
@@ -614,6 +644,7 @@ impl Plan {
     pub fn without_namespace(&mut self) {
         self.namespace = false;
         self.hide.clear();
+        self.pin.clear();
     }
 }
 
@@ -832,6 +863,9 @@ pub struct ForCommand<'a> {
     pub extra_write: Vec<(PathBuf, String)>,
     /// Protected paths this command was approved to change.
     pub unprotect: Vec<PathBuf>,
+    /// The command runs git and nothing else (`cd` aside): git may write
+    /// its configuration for routine work, checked after.
+    pub git_only: bool,
     /// It is about to run: missing caches its tools use may be created
     /// (never for `automode check`, which changes nothing).
     pub will_run: bool,
@@ -1046,7 +1080,17 @@ pub fn base_plan(inp: &Inputs<'_>) -> Plan {
     plan.write_exclude = exclude;
     // Protected paths inside the project.
     if let Some(r) = &root {
-        let entries: Vec<String> = cfg.protect.iter().map(|p| p.value.clone()).collect();
+        let mut entries: Vec<String> = cfg.protect.iter().map(|p| p.value.clone()).collect();
+        // A hooks directory the repository names inside the project is
+        // its hooks.
+        if let Some(h) = hooks_path_inside(r) {
+            entries.push(h);
+        }
+        let dot_git = r.join(".git");
+        cache::exists(&dot_git);
+        if std::fs::symlink_metadata(&dot_git).is_ok() {
+            plan.pin.push(dot_git);
+        }
         let mut dirs: std::collections::HashMap<PathBuf, bool> = std::collections::HashMap::new();
         for p in protect_paths(r, &entries, &gitdirs) {
             cache::exists(&p);
@@ -1095,6 +1139,9 @@ fn choose_namespace(plan: &mut Plan, home_entries: usize) {
         && plan.user_namespaces
         && plan.protect_mode != ProtectMode::Restore;
     plan.namespace = binds || big_home || plan.network == Network::Deny;
+    if !plan.namespace {
+        plan.pin.clear();
+    }
     plan.hide.clear();
     if plan.namespace {
         // A denied path with a kept one inside stays carved by Landlock
@@ -1161,6 +1208,13 @@ pub fn complete(plan: &mut Plan, inp: &Inputs<'_>, cmd: &ForCommand<'_>) -> Vec<
     };
     plan.protect.retain(|p| !unprotected(p));
     plan.protect_missing.retain(|p| !unprotected(p));
+    if cmd.git_only {
+        let (judged, kept) = std::mem::take(&mut plan.protect)
+            .into_iter()
+            .partition(|p| is_git_config(p));
+        plan.protect = kept;
+        plan.judged_config = judged;
+    }
     // Kept paths of the command (write roots are readable) are never
     // covered.
     let roots: Vec<PathBuf> = plan
@@ -1414,6 +1468,50 @@ pub fn write_root(
             cwd.display()
         )),
     )
+}
+
+/// A repository's `config` (the project's, a submodule's or a linked
+/// worktree's, all under a `.git`).
+fn is_git_config(p: &Path) -> bool {
+    p.file_name().is_some_and(|n| n == "config")
+        && p.ancestors()
+            .skip(1)
+            .any(|a| a.file_name().is_some_and(|n| n == ".git"))
+}
+
+/// `core.hooksPath` of the project's repository, when it names a place
+/// inside the project: relative to the project root (read from
+/// `.git/config`, witnessed for the plan's cache).
+fn hooks_path_inside(root: &Path) -> Option<String> {
+    let config = existing(&root.join(".git/config"))?;
+    let text = read_witnessed(&config)?;
+    let mut in_core = false;
+    let mut found = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            in_core = t
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .trim()
+                .eq_ignore_ascii_case("core");
+            continue;
+        }
+        if in_core
+            && let Some((k, v)) = t.split_once('=')
+            && k.trim().eq_ignore_ascii_case("hookspath")
+        {
+            found = Some(v.trim().trim_matches('"').to_string());
+        }
+    }
+    let value = found?;
+    let path = if Path::new(&value).is_absolute() {
+        PathBuf::from(&value)
+    } else {
+        root.join(&value)
+    };
+    let rel = lexical(&path).strip_prefix(root).ok()?.to_path_buf();
+    (!rel.as_os_str().is_empty()).then(|| rel.display().to_string())
 }
 
 /// The git directories a linked worktree or submodule keeps outside it:

@@ -45,6 +45,9 @@ pub struct Snapshot {
     entries: Vec<(PathBuf, Node)>,
     /// The bound was hit: changes beyond it go unnoticed.
     pub truncated: bool,
+    /// Repository configurations whose change is judged
+    /// (`gitconfig::check`) rather than undone whole.
+    judged: Vec<PathBuf>,
 }
 
 /// One change undone (or not).
@@ -52,6 +55,8 @@ pub struct Snapshot {
 pub struct Change {
     pub path: PathBuf,
     pub what: Undone,
+    /// What in it was refused (a repository configuration's key).
+    pub why: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,6 +136,13 @@ impl Snapshot {
         s
     }
 
+    /// Judge the changes of these repository configurations: what git
+    /// writes for routine work stays.
+    pub fn judging(mut self, configs: &[PathBuf]) -> Snapshot {
+        self.judged = configs.to_vec();
+        self
+    }
+
     /// Nothing to watch.
     pub fn is_empty(&self) -> bool {
         self.roots.is_empty()
@@ -165,6 +177,7 @@ impl Snapshot {
                 changes.push(Change {
                     path: p.clone(),
                     what,
+                    why: None,
                 });
             }
         }
@@ -192,11 +205,41 @@ impl Snapshot {
             if same(was, is) {
                 continue;
             }
+            let why = match self.judge(p, was, is) {
+                Some(Ok(())) => continue,
+                Some(Err(why)) => Some(why),
+                None => None,
+            };
             if let Some(c) = put_back(p, was, is, stamp) {
-                changes.push(c);
+                changes.push(Change { why, ..c });
             }
         }
         changes
+    }
+}
+
+impl Snapshot {
+    /// For a judged configuration, whether its change is one git makes
+    /// for routine work (else what it changed).
+    fn judge(&self, p: &Path, was: &Node, is: &Node) -> Option<Result<(), String>> {
+        if !self.judged.iter().any(|j| j == p) {
+            return None;
+        }
+        Some(match (was, is) {
+            (
+                Node::File {
+                    mode: m1,
+                    content: Some(old),
+                    ..
+                },
+                Node::File {
+                    mode: m2,
+                    content: Some(new),
+                    ..
+                },
+            ) if m1 == m2 => super::gitconfig::check(old, new),
+            _ => Err("it is no longer the same kind of file".into()),
+        })
     }
 }
 
@@ -243,6 +286,7 @@ fn put_back(p: &Path, was: &Node, is: &Node, stamp: u64) -> Option<Change> {
         Some(Change {
             path: p.to_path_buf(),
             what,
+            why: None,
         })
     };
     // Whatever is there now of another kind goes aside first.
@@ -321,9 +365,14 @@ pub fn describe(c: &Change, root: &Path) -> String {
         .display()
         .to_string();
     match &c.what {
-        Undone::Restored => format!(
-            "automode restored {shown}, which the command changed (a protected path: sandbox.protect)"
-        ),
+        Undone::Restored => match &c.why {
+            Some(why) => format!(
+                "automode restored {shown}, which the command changed ({why}, which git does not write for routine work: a protected path, sandbox.protect)"
+            ),
+            None => format!(
+                "automode restored {shown}, which the command changed (a protected path: sandbox.protect)"
+            ),
+        },
         Undone::Recreated => format!(
             "automode restored {shown}, which the command deleted (a protected path: sandbox.protect)"
         ),
