@@ -301,6 +301,29 @@ impl SandboxDecision {
             );
             obj.insert("namespace".into(), p.namespace.into());
             obj.insert("hidden".into(), list(&p.hide).into());
+            obj.insert(
+                "replaced".into(),
+                p.replace
+                    .iter()
+                    .map(|r| {
+                        serde_json::json!({
+                            "at": r.at.display().to_string(),
+                            "with": r.with.display().to_string(),
+                            "kept": list(&r.keep),
+                            "why": r.why,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+                    .into(),
+            );
+            obj.insert("covered_sockets".into(), list(&p.cover_sockets).into());
+            obj.insert(
+                "session_tmp".into(),
+                p.session_tmp
+                    .as_ref()
+                    .map(|t| t.display().to_string())
+                    .into(),
+            );
             obj.insert("withheld_env".into(), p.withheld_env.clone().into());
             obj.insert("max_file_bytes".into(), p.max_file_bytes.into());
             obj.insert("project_refused".into(), p.project_refused.clone().into());
@@ -867,8 +890,58 @@ impl Judge {
         {
             plan.network_grants = sandbox::net::named_hosts(a);
         }
+        // The host's sockets and temporary files, out of reach where a
+        // mount namespace can be made.
+        if plan.user_namespaces
+            && let (Some(store), Some(state_dir)) = (&self.store, &self.state_dir)
+        {
+            let session_dir = state_dir.join("tmp").join(state::file_stem(&store.session));
+            let tmpdir = ctx
+                .var_str("TMPDIR")
+                .map(Path::new)
+                .filter(|p| p.is_absolute());
+            let ssh = ctx
+                .var_str("SSH_AUTH_SOCK")
+                .filter(|_| !plan.withheld_env.iter().any(|w| w == "SSH_AUTH_SOCK"))
+                .map(Path::new);
+            let allow: Vec<PathBuf> = owned.with(|inputs| {
+                self.config
+                    .sandbox
+                    .sockets_allow
+                    .iter()
+                    .filter_map(|s| inputs.expand.path(&s.value))
+                    .collect()
+            });
+            sandbox::sockets::apply(
+                &mut plan,
+                self.places.home.as_deref(),
+                &sandbox::sockets::Inputs {
+                    session_dir: &session_dir,
+                    uid: nix::unistd::getuid().as_raw(),
+                    tmpdir,
+                    ssh_auth_sock: ssh,
+                    allow,
+                },
+            );
+            if !plan.replace.is_empty() || !plan.cover_sockets.is_empty() {
+                plan.namespace = true;
+            }
+            let tmp = sandbox::sockets::session_tmp(&session_dir);
+            if plan.replace.iter().any(|r| r.with == tmp) {
+                plan.session_tmp = Some(tmp);
+            }
+        }
+        // The session's temporary directory is writable where it stands in
+        // for `/tmp` (Landlock does not look at the mount point it hides).
+        let made = if will_run && plan.namespace {
+            sandbox::sockets::prepare(&plan.replace)
+        } else {
+            Ok(())
+        };
+        roots.extend(plan.session_tmp.iter().filter(|p| p.is_dir()).cloned());
         roots.extend(plan.extra_write.iter().map(|(p, _)| p.clone()));
         let ruleset = ruleset.and_then(|mut b| {
+            made?;
             b.add_write_roots(&roots, &plan)?;
             Ok(b.finish())
         });

@@ -316,8 +316,26 @@ fn confinement(
             } else {
                 plan.protect.clone()
             },
-            hide: plan.hide.clone(),
+            hide: plan
+                .hide
+                .iter()
+                .chain(&plan.cover_sockets)
+                .cloned()
+                .collect(),
             pin: plan.pin.clone(),
+            replace: plan
+                .replace
+                .iter()
+                .map(|r| exec::Replace {
+                    at: r.at.clone(),
+                    with: r.with.clone(),
+                    keep: r
+                        .keep
+                        .iter()
+                        .filter_map(|k| Some((k.clone(), r.mount_point(k)?)))
+                        .collect(),
+                })
+                .collect(),
             network_off: plan.network == Network::Deny,
         }),
         max_file_bytes: Some(plan.max_file_bytes),

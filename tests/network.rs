@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::{Env, helper, landlock_or_skip, run};
+use crate::support::{Env, Kill, helper, landlock_or_skip, run};
 
 fn write(env: &Env, name: &str, text: &str) {
     std::fs::write(env.work.join(name), text).unwrap();
@@ -229,16 +229,6 @@ fn a_server_one_command_starts_is_reached_by_the_next_and_by_the_user() {
 }
 
 /// Kills a process when dropped.
-struct Kill(i32);
-
-impl Drop for Kill {
-    fn drop(&mut self) {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(self.0),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
-}
 
 #[test]
 fn a_host_loopback_service_is_reached_only_on_a_listed_port() {

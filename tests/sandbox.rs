@@ -11,6 +11,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -552,6 +553,170 @@ fn git_files_cannot_be_turned_against_the_user() {
         );
         assert_eq!(read(&env.work.join(".git/config")), now, "{how}");
     }
+}
+
+/// A UNIX socket server of the host's, in the host's `/tmp`: what it
+/// received.
+fn host_socket(path: &Path) -> std::sync::mpsc::Receiver<Vec<u8>> {
+    use std::io::Read;
+    let listener = std::os::unix::net::UnixListener::bind(path).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().flatten() {
+            let mut buf = Vec::new();
+            let _ = (&conn).take(64).read_to_end(&mut buf);
+            let _ = tx.send(buf);
+        }
+    });
+    rx
+}
+
+/// The host's `/tmp` and the sockets in it are out of reach; a session's
+/// commands share their own `/tmp` and reach the sockets they make; a
+/// socket the user lists stays reachable; `status` names the session's
+/// `/tmp`. Without user namespaces, the host's `/tmp` is what commands
+/// see, and `status` says so.
+#[test]
+fn host_sockets_and_tmp_are_out_of_reach() {
+    if !landlock_or_skip("host sockets") {
+        return;
+    }
+    let host = tempfile::tempdir_in("/tmp").unwrap();
+    let h = host.path().display().to_string();
+    write(&host.path().join("notes.txt"), "host tmp\n");
+    let blocked = host_socket(&host.path().join("agent.sock"));
+    let listed = host_socket(&host.path().join("db.sock"));
+    let env = Env::supervision_only().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        &json!({"autoMode": {"enabled": false},
+                "sandbox": {"sockets": {"allow": [format!("{h}/db.sock")]}}})
+        .to_string(),
+    );
+    let send = |path: &str| {
+        format!(
+            "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{path}'); s.sendall(b'sent')\""
+        )
+    };
+    // The host's /tmp and a socket in it.
+    let r = run(&mut env.script(&format!("cat {h}/notes.txt")));
+    assert_ne!(r.code(), Some(0));
+    assert!(
+        r.stderr().contains("session's own temporary directory"),
+        "{}",
+        r.stderr()
+    );
+    let r = run(&mut env.script(&send(&format!("{h}/agent.sock"))));
+    assert_ne!(r.code(), Some(0), "{}", r.stderr());
+    assert!(blocked.recv_timeout(Duration::from_millis(300)).is_err());
+    // The one the user listed.
+    let r = run(&mut env.script(&send(&format!("{h}/db.sock"))));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert_eq!(
+        listed.recv_timeout(Duration::from_secs(5)).unwrap(),
+        b"sent"
+    );
+    // A tmux server of the user's cannot be driven.
+    if which("tmux") {
+        let sock = host.path().join("tmux.sock");
+        let started = env
+            .real(&format!(
+                "tmux -S {} new-session -d -s t 'sleep 60'",
+                sock.display()
+            ))
+            .status()
+            .unwrap();
+        assert!(started.success());
+        let pid: i32 = String::from_utf8_lossy(
+            &env.real(&format!("tmux -S {} display -p '#{{pid}}'", sock.display()))
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .trim()
+        .parse()
+        .unwrap();
+        let _stop = crate::support::Kill(pid);
+        let marker = host.path().join("TMUX-RAN");
+        let r = run(&mut env.script(&format!(
+            "tmux -S {} send-keys -t t 'touch {}' Enter",
+            sock.display(),
+            marker.display()
+        )));
+        assert_ne!(r.code(), Some(0), "{}", r.stderr());
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(!marker.exists(), "a command ran in the user's tmux");
+    }
+    // The session's own /tmp: kept between its commands, not the host's.
+    let name = format!("automode-test-{}", std::process::id());
+    let r = run(&mut env.script(&format!("echo one > /tmp/{name} && ls /tmp")));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(
+        !r.stdout()
+            .contains(host.path().file_name().unwrap().to_str().unwrap())
+    );
+    assert!(
+        !Path::new("/tmp").join(&name).exists(),
+        "written to the host's /tmp"
+    );
+    let r = run(&mut env.script(&format!("cat /tmp/{name}")));
+    assert_eq!(r.stdout(), "one\n", "{}", r.stderr());
+    // A socket a command makes is reached by the next one.
+    let r = run(&mut env.script(
+        "python3 -c \"
+import os, socket
+s = socket.socket(socket.AF_UNIX); s.bind('/tmp/own.sock'); s.listen(1)
+if os.fork() == 0:
+    os.setsid()
+    c, _ = s.accept(); open('got.txt', 'wb').write(c.recv(16)); os._exit(0)
+\"",
+    ));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let r = run(&mut env.script(&send("/tmp/own.sock")));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    for _ in 0..50 {
+        if env.work.join("got.txt").exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(read(&env.work.join("got.txt")), "sent");
+    // status names the session's /tmp.
+    let r = run(env.automode().arg("status"));
+    assert!(
+        r.stdout().contains("host sockets and /tmp: covered"),
+        "{}",
+        r.stdout()
+    );
+    assert!(
+        r.stdout().contains("/tmp of its commands: "),
+        "{}",
+        r.stdout()
+    );
+    // Without user namespaces (a fresh state: no session's wall to
+    // join): the host's /tmp, and status says so.
+    let env = Env::supervision_only();
+    let bash = env.shims.join("bash");
+    let mut c = env.command("python3");
+    c.arg(helper("no_userns.py"))
+        .arg(&bash)
+        .args(["-c", &format!("cat {h}/notes.txt")]);
+    let r = run(&mut c);
+    assert_eq!(r.stdout(), "host tmp\n", "{}", r.stderr());
+    let mut c = env.command("python3");
+    c.arg(helper("no_userns.py"))
+        .arg(crate::support::automode_bin())
+        .arg("status");
+    let r = run(&mut c);
+    assert!(
+        r.stdout().contains("host sockets and /tmp: NOT covered"),
+        "{}",
+        r.stdout()
+    );
+}
+
+fn which(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
 }
 
 #[test]

@@ -196,6 +196,13 @@ fn checks(ctx: &Context, state_dir: Option<&Path>, online: bool) -> Vec<Check> {
             crate::sandbox::net::Level::Fail => Level::Fail,
         };
         add("network", level, line);
+        let (line, covered) =
+            crate::sandbox::sockets::describe(super::status::namespaces_work(ctx), None);
+        add(
+            "sockets",
+            if covered { Level::Ok } else { Level::Warn },
+            line,
+        );
     }
     let var = |k: &str| ctx.var_str(k).map(str::to_string);
     if mode != crate::sandbox::Mode::Off

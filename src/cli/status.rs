@@ -37,6 +37,8 @@ pub(super) fn run(
         None => global.enabled.unwrap_or(cfg.enabled.value),
     };
     let var = |k: &str| ctx.var_str(k).map(str::to_string);
+    let (sockets_line, sockets_covered) =
+        crate::sandbox::sockets::describe(namespaces_work(ctx), state_dir);
     let chosen = crate::classifier::provider::choice(&cfg, &var);
     let ready = crate::classifier::provider::resolve(&cfg, &var);
     let pending = state_dir.map_or(0, |d| {
@@ -72,6 +74,8 @@ pub(super) fn run(
                 "status": sandbox_status,
                 "kernel_abi": kernel.abi,
                 "not_confined": gaps,
+                "sockets_covered": sockets_covered,
+                "sockets": sockets_line,
                 "home_in_write_roots": home_in_roots.iter().map(|(r, w)| serde_json::json!({"root": r.display().to_string(), "warning": w})).collect::<Vec<_>>(),
             },
             "enabled": enabled,
@@ -129,6 +133,7 @@ pub(super) fn run(
     if sandbox_status.enforced() {
         let (line, _) = crate::sandbox::net::describe(&cfg.sandbox, ctx.exe.as_deref());
         let _ = writeln!(out, "{line}");
+        let _ = writeln!(out, "{sockets_line}");
         for (_, warning) in &home_in_roots {
             let _ = writeln!(out, "  warning: {warning}");
         }
@@ -196,6 +201,16 @@ pub(super) fn run(
         if let (Some(d), Some(r)) = (&s.last_decision, &s.last_reason) {
             let _ = writeln!(out, "  last: {d}: {r}");
         }
+        if let Some(tmp) = state_dir
+            .map(|d| {
+                crate::sandbox::sockets::session_tmp(
+                    &d.join("tmp").join(state::file_stem(&s.session)),
+                )
+            })
+            .filter(|t| t.is_dir())
+        {
+            let _ = writeln!(out, "  /tmp of its commands: {}", tmp.display());
+        }
     }
     let hidden = total - sessions.len();
     if hidden > 0 && !sessions.is_empty() {
@@ -211,5 +226,14 @@ fn ago(secs: u64) -> String {
         60..3600 => format!("{} min ago", secs / 60),
         3600..86_400 => format!("{} h ago", secs / 3600),
         _ => format!("{} days ago", secs / 86_400),
+    }
+}
+
+/// Can a command get a mount namespace here (the real attempt, where
+/// automode's executable is known)?
+pub(super) fn namespaces_work(ctx: &Context) -> bool {
+    match ctx.exe.as_deref() {
+        Some(exe) => crate::sandbox::net::probe(exe).is_ok(),
+        None => crate::sandbox::user_namespaces_possible(),
     }
 }

@@ -192,6 +192,10 @@ pub struct SandboxConfig {
     /// Credential variables commands get anyway.
     pub pass_env: Vec<Sourced<String>>,
     pub max_file_bytes: Sourced<u64>,
+    /// `sandbox.sockets.allow`: host UNIX sockets (or directories of
+    /// them) commands may still reach where the sandbox covers the
+    /// host's socket places.
+    pub sockets_allow: Vec<Sourced<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -263,6 +267,14 @@ struct SandboxLayer {
     network: Option<NetworkLayer>,
     pass_env: Option<Vec<String>>,
     max_file_bytes: Option<Bytes64>,
+    sockets: Option<SocketsSettings>,
+}
+
+/// `sandbox.sockets`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SocketsSettings {
+    allow: Option<Vec<String>>,
 }
 
 /// `sandbox.network`: the mode alone, or an object with the mode, the
@@ -816,6 +828,7 @@ fn defaults() -> Config {
             network_allow: pairs(crate::sandbox::net::allow::DEFAULT_ALLOW),
             host_ports: Vec::new(),
             pass_env: Vec::new(),
+            sockets_allow: Vec::new(),
             max_file_bytes: Sourced::builtin(crate::sandbox::DEFAULT_MAX_FILE_BYTES),
         },
         approval_ttl_seconds: Sourced::builtin(DEFAULT_APPROVAL_TTL_SECS),
@@ -1548,6 +1561,7 @@ fn apply_sandbox(
         network,
         pass_env,
         max_file_bytes,
+        sockets,
     } = layer;
     overlay(&mut cfg.mode, mode, source);
     for (key, list, given) in [
@@ -1586,6 +1600,14 @@ fn apply_sandbox(
         None => {}
     }
     overlay(&mut cfg.max_file_bytes, max_file_bytes.map(|b| b.0), source);
+    if let Some(v) = sockets.and_then(|s| s.allow) {
+        merge_list_locked(
+            &mut cfg.sockets_allow,
+            v,
+            source,
+            appends("sandbox.sockets.allow"),
+        );
+    }
 }
 
 /// Set `autoMode.classifierModel`-style keys in the global file (user

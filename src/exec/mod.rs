@@ -208,7 +208,19 @@ pub struct Namespace {
     /// renamed, replaced or removed.
     pub pin: Vec<PathBuf>,
     pub hide: Vec<PathBuf>,
+    /// Places replaced by another directory (before everything else),
+    /// with the paths under them bound back first.
+    pub replace: Vec<Replace>,
     pub network_off: bool,
+}
+
+/// `with` bound over `at`, after each `(path, mount point inside with)`
+/// of `keep` was bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replace {
+    pub at: PathBuf,
+    pub with: PathBuf,
+    pub keep: Vec<(PathBuf, PathBuf)>,
 }
 
 /// Why we ended the command ourselves.
@@ -416,6 +428,8 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
                 pin: &n.pin,
                 hide_dirs: &n.hide_dirs,
                 hide_files: &n.hide_files,
+                keep: &n.keep,
+                replace: &n.replace,
                 network_off: n.network_off,
             }),
         max_file_bytes: plan.confinement.as_ref().and_then(|c| c.max_file_bytes),
@@ -568,6 +582,9 @@ struct ReadyNamespace {
     pin: Vec<CString>,
     hide_dirs: Vec<CString>,
     hide_files: Vec<CString>,
+    /// `(source, target)` binds: the kept paths, then the replacements.
+    keep: Vec<(CString, CString)>,
+    replace: Vec<(CString, CString)>,
     network_off: bool,
 }
 
@@ -588,6 +605,16 @@ impl PreparedNamespace {
             let c = CString::new(p.as_os_str().as_bytes()).map_err(|_| bad("a protected path"))?;
             read_only.push((c, kept_mount_flags(p)));
         }
+        let c = |p: &std::path::Path| {
+            CString::new(p.as_os_str().as_bytes()).map_err(|_| bad("a replaced place"))
+        };
+        let (mut keep, mut replace) = (Vec::new(), Vec::new());
+        for r in &ns.replace {
+            for (from, to) in &r.keep {
+                keep.push((c(from)?, c(to)?));
+            }
+            replace.push((c(&r.with)?, c(&r.at)?));
+        }
         let (mut hide_dirs, mut hide_files) = (Vec::new(), Vec::new());
         for p in &ns.hide {
             let c = CString::new(p.as_os_str().as_bytes()).map_err(|_| bad("a denied path"))?;
@@ -605,6 +632,8 @@ impl PreparedNamespace {
                 pin,
                 hide_dirs,
                 hide_files,
+                keep,
+                replace,
                 network_off: ns.network_off,
             }),
         })

@@ -181,6 +181,11 @@ pub(crate) struct ChildNamespace<'a> {
     /// `/dev/null` (denied reads).
     pub hide_dirs: &'a [CString],
     pub hide_files: &'a [CString],
+    /// `(source, target)`: paths bound into the replacing directories,
+    /// then the replacing directories bound over the places they
+    /// replace (both recursive, before the other mounts).
+    pub keep: &'a [(CString, CString)],
+    pub replace: &'a [(CString, CString)],
     /// Also a new network namespace, with its loopback brought up.
     pub network_off: bool,
 }
@@ -536,6 +541,18 @@ unsafe fn confine(c: &ChildFds<'_>) {
                 fail(ConfineStage::Mounts);
             }
             done(applied::NAMESPACE);
+            for (from, to) in ns.keep.iter().chain(ns.replace) {
+                if libc::mount(
+                    from.as_ptr(),
+                    to.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND | libc::MS_REC,
+                    std::ptr::null(),
+                ) != 0
+                {
+                    fail(ConfineStage::Mounts);
+                }
+            }
             for path in ns.pin {
                 if libc::mount(
                     path.as_ptr(),

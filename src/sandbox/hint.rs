@@ -120,6 +120,9 @@ pub fn hint(stderr_tail: &[u8], plan: &Plan, cwd: &Path, asking: &Asking<'_>) ->
             }
         }
     }
+    if !cross_device && let Some(h) = replaced_place(&lines, plan) {
+        return Some(h);
+    }
     cross_device.then(|| {
         let ask = if asking.reviewer {
             ", or ask for the target once with AUTOMODE_WRITE=<path> <the same command> (it will be reviewed)"
@@ -128,6 +131,50 @@ pub fn hint(stderr_tail: &[u8], plan: &Plan, cwd: &Path, asking: &Asking<'_>) ->
         };
         format!("automode: this was likely refused by automode's sandbox: moving or linking a file between directories the sandbox grants differently is refused (\"Invalid cross-device link\"); copy the file instead{ask}.")
     })
+}
+
+/// How tools say a path is not there (or a socket not listening).
+const NOT_THERE: &[&str] = &[
+    "No such file or directory",
+    "ENOENT",
+    "[Errno 2]",
+    "os error 2)",
+    "Connection refused",
+    "ECONNREFUSED",
+    "[Errno 111]",
+    "not a socket",
+    "no server running",
+];
+
+/// A path not found under a place the sandbox replaced (`/tmp`, the
+/// runtime directory): the hint saying whose it is for the command.
+fn replaced_place(lines: &[&str], plan: &Plan) -> Option<String> {
+    for line in lines {
+        if !NOT_THERE.iter().any(|n| line.contains(n)) {
+            continue;
+        }
+        for r in &plan.replace {
+            let at = format!("{}/", r.at.display());
+            if !line.contains(&at) {
+                continue;
+            }
+            let whose = if plan.session_tmp.as_ref() == Some(&r.with) {
+                format!(
+                    "{} is this session's own temporary directory for its commands (on the host: {}), not the host's: files and sockets other programs keep there are out of reach. A file the user put there must be copied into the project by the user; a socket the user wants reachable goes in sandbox.sockets.allow.",
+                    r.at.display(),
+                    r.with.display()
+                )
+            } else {
+                format!(
+                    "{} is empty for commands ({}); a socket the user wants reachable goes in sandbox.sockets.allow.",
+                    r.at.display(),
+                    r.why
+                )
+            };
+            return Some(format!("automode: this was likely the sandbox: {whose}"));
+        }
+    }
+    None
 }
 
 /// Behind the network wall, a failed connection to a port on loopback

@@ -19,6 +19,7 @@ pub mod net;
 pub mod protect;
 pub mod rules;
 pub mod seccomp;
+pub mod sockets;
 pub mod widen;
 
 use std::path::{Path, PathBuf};
@@ -560,7 +561,7 @@ pub const ABI_GAPS: &[(u32, &str)] = &[
     ),
     (
         9,
-        "pathname UNIX sockets stay reachable: ssh-agent, gpg-agent, the docker socket (ABI 9)",
+        "Landlock does not confine connecting to pathname UNIX sockets (ABI 9): the mount namespace covers their usual places instead (below)",
     ),
 ];
 
@@ -622,6 +623,15 @@ pub struct Plan {
     pub hide: Vec<PathBuf>,
     /// The kernel's Landlock ABI.
     pub abi: u32,
+    /// Places replaced in the mount namespace (`sockets.rs`): `/tmp` and
+    /// `$TMPDIR` by the session's own, the host's socket directories by
+    /// empty ones.
+    pub replace: Vec<sockets::Replace>,
+    /// Host socket files covered by `/dev/null` (the Docker API …).
+    pub cover_sockets: Vec<PathBuf>,
+    /// The session's temporary directory (what `/tmp` is for the
+    /// command), when `/tmp` is replaced.
+    pub session_tmp: Option<PathBuf>,
 }
 
 impl Plan {
@@ -645,6 +655,9 @@ impl Plan {
         self.namespace = false;
         self.hide.clear();
         self.pin.clear();
+        self.replace.clear();
+        self.cover_sockets.clear();
+        self.session_tmp = None;
     }
 }
 
@@ -810,6 +823,7 @@ impl std::fmt::Debug for ConfigKey<'_> {
             host_ports,
             pass_env,
             max_file_bytes,
+            sockets_allow,
         } = self.0;
         list(f, "write", write, DEFAULT_WRITE.iter().map(|(p, _)| *p))?;
         list(
@@ -831,6 +845,7 @@ impl std::fmt::Debug for ConfigKey<'_> {
             DEFAULT_PROTECT.iter().map(|(p, _)| *p),
         )?;
         list(f, "passEnv", pass_env, std::iter::empty())?;
+        list(f, "socketsAllow", sockets_allow, std::iter::empty())?;
         list(
             f,
             "networkAllow",

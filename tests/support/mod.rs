@@ -321,3 +321,15 @@ pub fn helper(name: &str) -> PathBuf {
         .join("tests/helpers")
         .join(name)
 }
+
+/// Kills a process the test started when dropped (by its pid).
+pub struct Kill(pub i32);
+
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(self.0),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}

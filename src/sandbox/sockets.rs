@@ -1,0 +1,223 @@
+//! The host's UNIX sockets and temporary directories, out of a command's
+//! reach. Landlock below ABI 9 does not govern connecting to a socket
+//! file, so in the command's mount namespace the places where the host's
+//! sockets live are replaced: `/tmp` and `$TMPDIR` by the session's own
+//! temporary directory (shared by its commands: `echo > /tmp/a` in one
+//! and `cat /tmp/a` in the next), the user's runtime directory and the
+//! container engines' sockets by empty ones. What the command needs
+//! under a replaced place is bound back at its path: the project, the
+//! write roots and kept reads, the sockets `sandbox.sockets.allow`
+//! names, and `SSH_AUTH_SOCK` for a program that keeps the variable.
+
+use std::path::{Path, PathBuf};
+
+/// The host's socket places a command does not see (`$UID`: the user's
+/// id), with why. Sockets elsewhere stay reachable (README says which).
+pub const SOCKET_PLACES: &[(&str, &str)] = &[
+    (
+        "/run/user/$UID",
+        "the user's runtime directory: the session bus (systemd-run --user runs what it is sent), ssh, gpg and keyring agents, podman's and pipewire's sockets",
+    ),
+    (
+        "/run/docker.sock",
+        "the Docker API: a container it starts has the host's files",
+    ),
+    ("/var/run/docker.sock", "the Docker API by its older path"),
+    (
+        "/run/podman",
+        "podman's API socket: like Docker's, it starts containers",
+    ),
+    ("/run/containerd", "containerd's API"),
+    (
+        "/run/screen",
+        "GNU screen's sessions: a session driven from here runs commands outside the sandbox",
+    ),
+];
+
+/// The temporary places replaced by the session's own directory, with
+/// why (`$TMPDIR` too, where it is elsewhere).
+pub const TEMP_PLACES: &[(&str, &str)] = &[(
+    "/tmp",
+    "X11's, tmux's and ssh-agent's sockets, and scripts other programs run, live here",
+)];
+
+/// One place replaced in the command's mount namespace.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Replace {
+    /// The host's path the command sees replaced.
+    pub at: PathBuf,
+    /// The directory it sees there instead (the session's own).
+    pub with: PathBuf,
+    /// Paths under `at` bound back at their place (outermost only).
+    pub keep: Vec<PathBuf>,
+    pub why: String,
+}
+
+impl Replace {
+    /// Where a kept path is bound inside `with` (its mount point).
+    pub fn mount_point(&self, kept: &Path) -> Option<PathBuf> {
+        kept.strip_prefix(&self.at)
+            .ok()
+            .map(|rel| self.with.join(rel))
+    }
+}
+
+/// What the replacements are made from.
+#[derive(Debug, Clone)]
+pub struct Inputs<'a> {
+    /// The session's directory (`<state>/tmp/<session>`).
+    pub session_dir: &'a Path,
+    pub uid: u32,
+    /// `$TMPDIR` when absolute.
+    pub tmpdir: Option<&'a Path>,
+    /// `SSH_AUTH_SOCK`, when the command keeps it.
+    pub ssh_auth_sock: Option<&'a Path>,
+    /// `sandbox.sockets.allow`, expanded.
+    pub allow: Vec<PathBuf>,
+}
+
+/// The session's temporary directory (what `/tmp` is for its commands).
+pub fn session_tmp(session_dir: &Path) -> PathBuf {
+    session_dir.join("tmp")
+}
+
+/// Replace the host's temporary and socket places in `plan` (which must
+/// get a mount namespace): fills `plan.replace` and `plan.cover_sockets`.
+/// A place holding the home is left as it is (the home is not bound into
+/// a writable tree).
+pub fn apply(plan: &mut super::Plan, home: Option<&Path>, inp: &Inputs<'_>) {
+    let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+    // What must stay visible where it is.
+    let mut needed: Vec<PathBuf> = plan
+        .write
+        .iter()
+        .chain(plan.read_keep.iter())
+        .chain(plan.extra_write.iter().map(|(p, _)| p))
+        .cloned()
+        .collect();
+    needed.extend(inp.allow.iter().filter_map(|p| canonical(p)));
+    if let Some(s) = inp.ssh_auth_sock.and_then(canonical) {
+        needed.push(s);
+    }
+    let mut places: Vec<(PathBuf, PathBuf, &'static str)> = Vec::new();
+    for (at, why) in TEMP_PLACES {
+        if let Some(at) = canonical(Path::new(at)) {
+            places.push((at, session_tmp(inp.session_dir), why));
+        }
+    }
+    if let Some(t) = inp.tmpdir.and_then(canonical)
+        && !places.iter().any(|(at, _, _)| t.starts_with(at))
+        && t != Path::new("/")
+    {
+        places.push((
+            t,
+            session_tmp(inp.session_dir),
+            "$TMPDIR: other programs keep sockets and scripts here too",
+        ));
+    }
+    let mut n = 0;
+    for (template, why) in SOCKET_PLACES {
+        let path = template.replace("$UID", &inp.uid.to_string());
+        let Some(at) = canonical(Path::new(&path)) else {
+            continue;
+        };
+        if places.iter().any(|(p, _, _)| at.starts_with(p))
+            || plan.cover_sockets.contains(&at)
+            || needed.iter().any(|k| at.starts_with(k))
+        {
+            continue;
+        }
+        if at.is_dir() {
+            n += 1;
+            places.push((at, inp.session_dir.join(format!("cover-{n}")), why));
+        } else {
+            plan.cover_sockets.push(at);
+        }
+    }
+    for (at, with, why) in places {
+        if home.is_some_and(|h| h.starts_with(&at))
+            || needed.iter().any(|k| at.starts_with(k) && *k != at)
+        {
+            continue;
+        }
+        let mut keep: Vec<PathBuf> = needed
+            .iter()
+            .filter(|k| k.starts_with(&at) && **k != at)
+            .cloned()
+            .collect();
+        keep.sort();
+        keep.dedup();
+        let outermost: Vec<PathBuf> = keep
+            .iter()
+            .filter(|k| !keep.iter().any(|o| o != *k && k.starts_with(o)))
+            .cloned()
+            .collect();
+        plan.replace.push(Replace {
+            at,
+            with,
+            keep: outermost,
+            why: why.to_string(),
+        });
+    }
+}
+
+/// Make what the replacements need on the host: the session's
+/// directories (private) and a mount point for each kept path.
+pub fn prepare(replace: &[Replace]) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    for r in replace {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&r.with)
+            .map_err(|e| format!("cannot make {}: {e}", r.with.display()))?;
+        for k in &r.keep {
+            let Some(point) = r.mount_point(k) else {
+                continue;
+            };
+            let made = if k.is_dir() {
+                std::fs::create_dir_all(&point)
+            } else {
+                point
+                    .parent()
+                    .map_or(Ok(()), std::fs::create_dir_all)
+                    .and_then(|()| {
+                        std::fs::OpenOptions::new()
+                            .create(true)
+                            .truncate(false)
+                            .write(true)
+                            .open(&point)
+                            .map(drop)
+                    })
+            };
+            made.map_err(|e| format!("cannot make {}: {e}", point.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The line `automode status` and `doctor` give: are the host's sockets
+/// and `/tmp` out of reach, where the sessions' `/tmp` are, and what
+/// stays reachable.
+pub fn describe(userns: bool, state_dir: Option<&Path>) -> (String, bool) {
+    if !userns {
+        return (
+            "host sockets and /tmp: NOT covered (no user namespace can be made here): commands see the host's /tmp and reach every UNIX socket the user can (ssh-agent, tmux, the session bus, Docker)".to_string(),
+            false,
+        );
+    }
+    let place = state_dir.map_or_else(String::new, |d| {
+        format!(
+            " (kept in {}, named under each session below)",
+            session_tmp(&d.join("tmp").join("<session>")).display()
+        )
+    });
+    let covered: Vec<&str> = SOCKET_PLACES.iter().map(|(p, _)| *p).collect();
+    (
+        format!(
+            "host sockets and /tmp: covered: a session's commands share their own /tmp and $TMPDIR{place}; {} are empty for them; sockets elsewhere (a database's under /var/run, the system bus) and sandbox.sockets.allow stay reachable",
+            covered.join(", ")
+        ),
+        true,
+    )
+}
