@@ -254,6 +254,8 @@ fn enforced(
             "read_only": if applied.mounts() && p.protect_mode != ProtectMode::Restore { p.protect.len() } else { 0 },
             "covered": if applied.mounts() { p.hide.len() } else { 0 },
             "network": if applied.joined() { "wall" } else if applied.network_namespace() { "loopback only" } else { "host" },
+            "processes": if applied.pids() { "own" } else { "host" },
+            "replaced": if applied.mounts() { p.replace.iter().map(|r| r.at.display().to_string()).collect::<Vec<_>>() } else { Vec::new() },
         }),
         (None, Some(why)) => serde_json::json!({"state": "unconfined", "because": why.describe()}),
         (None, None) => serde_json::json!({"state": "unconfined"}),
@@ -337,6 +339,7 @@ fn confinement(
                 })
                 .collect(),
             network_off: plan.network == Network::Deny,
+            own_pids: true,
         }),
         max_file_bytes: Some(plan.max_file_bytes),
         seccomp,

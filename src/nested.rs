@@ -118,7 +118,13 @@ pub fn in_sandbox_elsewhere<'a>(env: impl IntoIterator<Item = (&'a OsStr, &'a Os
             ) else {
                 return false;
             };
-            pid > 1 && proc_stat(pid).is_some_and(|s| s.start_ticks == start)
+            pid > 1
+                && match proc_stat(pid) {
+                    Some(s) => s.start_ticks == start,
+                    // In the command's PID namespace the supervisor is
+                    // outside, out of sight.
+                    None => in_child_pid_namespace(),
+                }
         })
 }
 
@@ -131,14 +137,32 @@ pub fn is_nested<'a>(env: impl IntoIterator<Item = (&'a OsStr, &'a OsStr)>) -> b
     env.into_iter()
         .filter(|(k, _)| is_marker_name(k.as_encoded_bytes()))
         .filter_map(|(_, v)| v.to_str())
-        .any(|value| marker_matches(value, my_sid.as_raw(), proc_stat))
+        .any(|value| marker_matches(value, my_sid.as_raw(), proc_stat, in_child_pid_namespace))
+}
+
+/// Is this process in a PID namespace below the first? (The first has a
+/// fixed inode number, `PROC_PID_INIT_INO`; a `/proc` mounted in the
+/// namespace shows only its own pids, so `NSpid` cannot tell.)
+pub fn in_child_pid_namespace() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    const PROC_PID_INIT_INO: u64 = 0xEFFF_FFFC;
+    std::fs::metadata("/proc/self/ns/pid").is_ok_and(|m| m.ino() != PROC_PID_INIT_INO)
 }
 
 /// The check itself, with our session id and the process lookup passed
 /// in: the marker names our session (never session 0 or 1, which are not
 /// a supervised child's) and a supervisor that is alive with the recorded
-/// start time.
-fn marker_matches(value: &str, my_sid: i32, stat: impl Fn(i32) -> Option<ProcStat>) -> bool {
+/// start time. A sandboxed command runs in a PID namespace of automode's,
+/// where the supervisor outside cannot be seen: there the leader of our
+/// session (which the command's process made itself, pid 1 in a
+/// namespace of its own) must be alive instead.
+fn marker_matches(
+    value: &str,
+    my_sid: i32,
+    stat: impl Fn(i32) -> Option<ProcStat>,
+    in_pid_namespace: impl Fn() -> bool,
+) -> bool {
+    let sandboxed = value.ends_with(SANDBOXED_FLAG);
     let value = value.strip_suffix(SANDBOXED_FLAG).unwrap_or(value);
     let mut parts = value.split(':');
     let (Some(sid), Some(pid), Some(start), None) =
@@ -151,10 +175,16 @@ fn marker_matches(value: &str, my_sid: i32, stat: impl Fn(i32) -> Option<ProcSta
     else {
         return false;
     };
-    if sid <= 1 || pid <= 1 || my_sid != sid {
+    if sid < 1 || pid <= 1 || my_sid != sid {
         return false;
     }
-    matches!(stat(pid), Some(found) if found.start_ticks == start)
+    if sid > 1 && matches!(stat(pid), Some(found) if found.start_ticks == start) {
+        return true;
+    }
+    sandboxed
+        && stat(pid).is_none()
+        && in_pid_namespace()
+        && matches!(stat(sid), Some(leader) if leader.session == sid)
 }
 
 #[cfg(test)]
@@ -214,17 +244,51 @@ mod tests {
                 start_ticks: 5000,
             })
         };
-        assert!(marker_matches("77:4321:5000", 77, alive));
-        assert!(marker_matches("77:4321:5000:sandboxed", 77, alive));
-        assert!(!marker_matches("77:4321:5000:other", 77, alive));
+        let host = || false;
+        assert!(marker_matches("77:4321:5000", 77, alive, host));
+        assert!(marker_matches("77:4321:5000:sandboxed", 77, alive, host));
+        assert!(!marker_matches("77:4321:5000:other", 77, alive, host));
         // A wrong start time means a dead or different supervisor.
-        assert!(!marker_matches("77:4321:5001", 77, alive));
+        assert!(!marker_matches("77:4321:5001", 77, alive, host));
         // Another session, or a supervisor that is gone.
-        assert!(!marker_matches("78:4321:5000", 77, alive));
-        assert!(!marker_matches("77:4322:5000", 77, alive));
+        assert!(!marker_matches("78:4321:5000", 77, alive, host));
+        assert!(!marker_matches("77:4322:5000", 77, alive, host));
         // Session 0 / 1 never count, even when they are ours.
-        assert!(!marker_matches("1:4321:5000", 1, alive));
-        assert!(!marker_matches("0:4321:5000", 0, alive));
+        assert!(!marker_matches("1:4321:5000", 1, alive, host));
+        assert!(!marker_matches("0:4321:5000", 0, alive, host));
+    }
+
+    #[test]
+    fn in_a_pid_namespace_the_session_leader_stands_for_the_supervisor() {
+        // Inside: the supervisor (4321 outside) is not seen; our session's
+        // leader is pid 2 (the session's namespace) or 1 (the command's).
+        let inside = |pid: i32| {
+            (pid == 2 || pid == 1).then_some(ProcStat {
+                ppid: 0,
+                session: pid,
+                start_ticks: 10,
+            })
+        };
+        let ns = || true;
+        assert!(marker_matches("2:4321:5000:sandboxed", 2, inside, ns));
+        assert!(marker_matches("1:4321:5000:sandboxed", 1, inside, ns));
+        // Only for a sandboxed command, only in a PID namespace, only
+        // with a live leader of our own session.
+        assert!(!marker_matches("2:4321:5000", 2, inside, ns));
+        assert!(!marker_matches("2:4321:5000:sandboxed", 2, inside, || {
+            false
+        }));
+        assert!(!marker_matches("3:4321:5000:sandboxed", 3, inside, ns));
+        assert!(!marker_matches("2:4321:5000:sandboxed", 1, inside, ns));
+        // A supervisor that is seen must be the recorded one.
+        let seen = |pid: i32| {
+            inside(pid).or((pid == 4321).then_some(ProcStat {
+                ppid: 1,
+                session: 9,
+                start_ticks: 1,
+            }))
+        };
+        assert!(!marker_matches("2:4321:5000:sandboxed", 2, seen, ns));
     }
 
     #[test]
@@ -234,6 +298,6 @@ mod tests {
         assert!(start.is_some_and(|t| t > 0));
         let sid = 4242;
         let marker = format!("{sid}:{me}:{}", start.unwrap_or(0));
-        assert!(marker_matches(&marker, sid, proc_stat));
+        assert!(marker_matches(&marker, sid, proc_stat, || false));
     }
 }

@@ -80,7 +80,10 @@ pub fn shim_ancestor(own_exe: Option<&Path>) -> Option<i32> {
         pid = proc_stat(pid)?.ppid;
         hops += 1;
     }
-    None
+    // In a sandboxed command's PID namespace the supervisor is outside;
+    // the namespace's first process is automode's (a copy of the shim):
+    // the shim is an ancestor.
+    (crate::nested::in_child_pid_namespace() && is_shim_process(1, own.as_deref())).then_some(1)
 }
 
 fn is_shim_process(pid: i32, own: Option<&Path>) -> bool {

@@ -309,8 +309,12 @@ fn nothing_inside_can_lift_the_confinement() {
         assert_ne!(r.code(), Some(0), "{script}: {}", r.stderr());
         assert_eq!(read(&rc), "# rc\n", "{script}");
     }
-    // The supervisor is out of reach: no signals, no ptrace, no environ.
-    let r = run(&mut env.script("kill -0 $PPID"));
+    // The supervisor is out of reach: outside the command's PID namespace
+    // (its parent reads 0), and the namespace's first process, a copy of
+    // it, takes no signals, no ptrace, and shows no environ.
+    let r = run(&mut env.script("echo $PPID"));
+    assert_eq!(r.stdout(), "0\n", "{}", r.stderr());
+    let r = run(&mut env.script("kill -0 1"));
     assert_ne!(r.code(), Some(0), "signalled the supervisor");
     assert!(
         r.stderr().contains("Operation not permitted"),
@@ -318,13 +322,12 @@ fn nothing_inside_can_lift_the_confinement() {
         r.stderr()
     );
     let r =
-        run(&mut env
-            .script("strace -p $PPID -o /dev/null & sleep 0.5; kill $! 2>/dev/null; wait $!"));
+        run(&mut env.script("strace -p 1 -o /dev/null & sleep 0.5; kill $! 2>/dev/null; wait $!"));
     assert_ne!(r.code(), Some(0), "traced the supervisor: {}", r.stderr());
     // Its environment (which holds what the command does not get) is not
     // readable (root may open the file, but the kernel's copy is blank).
     let env = env.with_env("FOO_API_KEY", "sk-secret-1234");
-    let r = run(&mut env.script("cat /proc/$PPID/environ | tr '\\0' '\\n'"));
+    let r = run(&mut env.script("cat /proc/1/environ | tr '\\0' '\\n'"));
     assert!(!r.stdout().contains("HOME="), "{}", r.stdout());
     assert!(!r.stdout().contains("sk-secret"), "{}", r.stdout());
 }
@@ -708,10 +711,55 @@ if os.fork() == 0:
         .arg("status");
     let r = run(&mut c);
     assert!(
-        r.stdout().contains("host sockets and /tmp: NOT covered"),
+        r.stdout()
+            .contains("host sockets, /tmp and other processes: NOT covered"),
         "{}",
         r.stdout()
     );
+}
+
+/// The user's other processes are out of sight: their command lines,
+/// environments and signals; `ps` shows the command's own tree; a
+/// background process of one command is not in the next one's view, and
+/// goes on running. Without user namespaces the command lines are
+/// readable (status says so, above).
+#[test]
+fn other_processes_are_invisible() {
+    if !landlock_or_skip("pids") {
+        return;
+    }
+    let env = Env::supervision_only();
+    let mut outside = std::process::Command::new("sleep")
+        .arg("77.7")
+        .spawn()
+        .unwrap();
+    let _stop = crate::support::Kill(outside.id() as i32);
+    let pid = outside.id();
+    let r = run(&mut env.script(&format!(
+        "cat /proc/{pid}/cmdline; kill -0 {pid} && echo signalled; ps -e -o pid=,comm= | wc -l; ps -e -o comm="
+    )));
+    assert!(!r.stdout().contains("77.7"), "{}", r.stdout());
+    assert!(!r.stdout().contains("signalled"), "{}", r.stdout());
+    let out = r.stdout();
+    // pid 1, the command's bash, ps (and wc, in a pipeline).
+    let count: usize = out.lines().next().unwrap().trim().parse().unwrap();
+    assert!(count <= 4, "{}", r.stdout());
+    assert!(!r.stdout().contains("sleep"), "{}", r.stdout());
+    let record = last_confinement(&env);
+    assert_eq!(record["processes"], "own", "{record}");
+    assert!(
+        record["replaced"].to_string().contains("\"/tmp\""),
+        "{record}"
+    );
+    // A background process of one command lives on, unseen by the next.
+    let r = run(&mut env.script("sleep 77.8 > /dev/null 2>&1 & echo started"));
+    assert_eq!(r.stdout(), "started\n", "{}", r.stderr());
+    assert!(crate::support::alive("sleep 77.8"));
+    let r = run(&mut env.script("ps -e -o comm="));
+    assert!(!r.stdout().contains("sleep"), "{}", r.stdout());
+    crate::support::kill_all("sleep 77.8");
+    let _ = outside.kill();
+    let _ = outside.wait();
 }
 
 fn which(tool: &str) -> bool {

@@ -125,7 +125,7 @@ fn runs_in_its_own_session_and_group() {
         .split_whitespace()
         .map(|w| w.parse().unwrap())
         .collect();
-    assert_eq!(f.len(), 3, "{}", r.stdout());
+    assert_eq!(f.len(), 3, "{} {}", r.stdout(), r.stderr());
     assert_eq!(f[0], f[1]);
     assert_eq!(f[0], f[2]);
     assert_ne!(f[1], nix::unistd::getpgrp().as_raw());

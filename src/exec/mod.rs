@@ -212,6 +212,8 @@ pub struct Namespace {
     /// with the paths under them bound back first.
     pub replace: Vec<Replace>,
     pub network_off: bool,
+    /// A PID namespace of the command's own (where it joins none).
+    pub own_pids: bool,
 }
 
 /// `with` bound over `at`, after each `(path, mount point inside with)`
@@ -288,6 +290,10 @@ impl Applied {
     /// The session's user and network namespaces were joined.
     pub fn joined(self) -> bool {
         self.0 & unix::applied::JOINED != 0
+    }
+    /// A PID namespace of its own, with its `/proc`.
+    pub fn pids(self) -> bool {
+        self.0 & unix::applied::PIDS != 0
     }
     /// The seccomp filter is installed.
     pub fn seccomp(self) -> bool {
@@ -431,6 +437,7 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
                 keep: &n.keep,
                 replace: &n.replace,
                 network_off: n.network_off,
+                own_pids: n.own_pids,
             }),
         max_file_bytes: plan.confinement.as_ref().and_then(|c| c.max_file_bytes),
         join: plan
@@ -511,6 +518,7 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
                 unix::ConfineStage::Landlock => ("applying the Landlock ruleset", false),
                 unix::ConfineStage::Seccomp => ("installing the seccomp filter", false),
                 unix::ConfineStage::Join => ("joining the session's network namespace", false),
+                unix::ConfineStage::Pids => ("making the PID namespace and its /proc", true),
             };
             return Err(ExecError::Confine {
                 step: format!("{what}: {err}"),
@@ -586,6 +594,7 @@ struct ReadyNamespace {
     keep: Vec<(CString, CString)>,
     replace: Vec<(CString, CString)>,
     network_off: bool,
+    own_pids: bool,
 }
 
 impl PreparedNamespace {
@@ -635,6 +644,7 @@ impl PreparedNamespace {
                 keep,
                 replace,
                 network_off: ns.network_off,
+                own_pids: ns.own_pids,
             }),
         })
     }

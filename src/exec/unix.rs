@@ -188,6 +188,9 @@ pub(crate) struct ChildNamespace<'a> {
     pub replace: &'a [(CString, CString)],
     /// Also a new network namespace, with its loopback brought up.
     pub network_off: bool,
+    /// Also a new PID namespace: the command's processes see only each
+    /// other (`pid_init` is its first process).
+    pub own_pids: bool,
 }
 
 /// Where confinement failed in the child, for the message.
@@ -202,10 +205,11 @@ pub(crate) enum ConfineStage {
     Landlock,
     Seccomp,
     Join,
+    Pids,
 }
 
 impl ConfineStage {
-    const ALL: [ConfineStage; 9] = [
+    const ALL: [ConfineStage; 10] = [
         ConfineStage::UserNamespace,
         ConfineStage::IdMap,
         ConfineStage::Mounts,
@@ -215,6 +219,7 @@ impl ConfineStage {
         ConfineStage::Landlock,
         ConfineStage::Seccomp,
         ConfineStage::Join,
+        ConfineStage::Pids,
     ];
 
     fn code(self) -> i32 {
@@ -245,6 +250,8 @@ pub(crate) mod applied {
     pub(crate) const SECCOMP: u32 = 1 << 6;
     /// The session's user and network namespaces joined.
     pub(crate) const JOINED: u32 = 1 << 7;
+    /// In a PID namespace (the session's or its own), with its `/proc`.
+    pub(crate) const PIDS: u32 = 1 << 8;
 }
 
 /// What the child needs, prepared before fork so the child only makes raw
@@ -317,6 +324,15 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnEr
     let exec_errno = AtomicI32::new(0);
     let confine_stage = AtomicI32::new(0);
     let applied = AtomicU32::new(0);
+    let grandchild = AtomicI32::new(0);
+    // Two stacks: the child's, and (in a PID namespace) the process it
+    // starts the command in.
+    let mut stack: Vec<std::mem::MaybeUninit<u8>> = Vec::with_capacity(2 * CHILD_STACK_BYTES);
+    // The stacks grow down from their ends, 16-byte aligned as the ABI
+    // wants.
+    let aligned = |end: *mut std::mem::MaybeUninit<u8>| end.wrapping_sub(end.addr() % 16);
+    let top = aligned(stack.as_mut_ptr().wrapping_add(2 * CHILD_STACK_BYTES));
+    let pid_top = aligned(stack.as_mut_ptr().wrapping_add(CHILD_STACK_BYTES));
     let mut child = ChildFds {
         stdin: req.stdin.as_raw_fd(),
         stdout: req.stdout.as_raw_fd(),
@@ -333,14 +349,24 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnEr
         applied: &applied,
         confinement: &req.confinement,
         loopback: loopback_request(),
+        grandchild: &grandchild,
+        pid_stack: pid_top.cast(),
+        init_stack: if req
+            .confinement
+            .namespace
+            .as_ref()
+            .is_some_and(|n| n.own_pids)
+        {
+            let leaked: &'static mut [std::mem::MaybeUninit<u8>] =
+                Box::leak(Box::new_uninit_slice(INIT_STACK_BYTES));
+            aligned(leaked.as_mut_ptr().wrapping_add(INIT_STACK_BYTES)).cast()
+        } else {
+            std::ptr::null_mut()
+        },
     };
-    // Left uninitialised: the child writes its frames before it reads
-    // them, and zeroing 64 KiB cost a page fault for each of its 16 pages
-    // (the child touches one or two).
-    let mut stack: Vec<std::mem::MaybeUninit<u8>> = Vec::with_capacity(CHILD_STACK_BYTES);
-    // The stack grows down from its end, 16-byte aligned as the ABI wants.
-    let end = stack.as_mut_ptr().wrapping_add(CHILD_STACK_BYTES);
-    let top = end.wrapping_sub(end.addr() % 16);
+    // (The stacks are left uninitialised: the child writes its frames
+    // before it reads them, and zeroing 64 KiB cost a page fault for each
+    // of its 16 pages; the child touches one or two.)
 
     // SAFETY: automode is single-threaded when it spawns (the analysis
     // thread has been joined). With CLONE_VFORK we stay suspended until the
@@ -360,6 +386,21 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnEr
     }
     drop(stack);
     let errno = exec_errno.load(Ordering::SeqCst);
+    let started = grandchild.load(Ordering::SeqCst);
+    if started > 0 {
+        // The child started the command in a PID namespace as our own
+        // child (CLONE_PARENT) and exited: reap it; the command is the
+        // one we supervise.
+        let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None);
+        if errno != 0 {
+            let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(started), None);
+            if let Some(stage) = ConfineStage::of(confine_stage.load(Ordering::SeqCst)) {
+                return Err(SpawnError::Confine(stage, errno));
+            }
+            return Err(SpawnError::Exec(errno));
+        }
+        return Ok((started, applied.load(Ordering::SeqCst)));
+    }
     if errno != 0 {
         // Reap the failed child: it has already exited.
         let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None);
@@ -397,6 +438,14 @@ struct ChildFds<'a> {
     confinement: &'a ChildConfinement<'a>,
     /// `SIOCSIFFLAGS` for `lo`, prepared.
     loopback: libc::ifreq,
+    /// The command's pid where the child started it in a PID namespace
+    /// (0: the child is the command).
+    grandchild: &'a AtomicI32,
+    /// The top of the stack for that process.
+    pid_stack: *mut libc::c_void,
+    /// The top of the stack of the PID namespace's first process (never
+    /// freed: it outlives us while the command's processes run).
+    init_stack: *mut libc::c_void,
 }
 
 /// The `ifreq` that brings `lo` up.
@@ -515,11 +564,14 @@ unsafe fn confine(c: &ChildFds<'_>) {
         if let Some(ns) = &conf.namespace {
             // Joined: the user namespace is the session's (ids mapped);
             // only the mount namespace is the command's own.
-            let flags = match (conf.join.is_some(), ns.network_off) {
+            let mut flags = match (conf.join.is_some(), ns.network_off) {
                 (true, _) => libc::CLONE_NEWNS,
                 (false, false) => libc::CLONE_NEWUSER | libc::CLONE_NEWNS,
                 (false, true) => libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET,
             };
+            if ns.own_pids {
+                flags |= libc::CLONE_NEWPID;
+            }
             if libc::unshare(flags) != 0 {
                 fail(ConfineStage::UserNamespace);
             }
@@ -617,7 +669,129 @@ unsafe fn confine(c: &ChildFds<'_>) {
                 libc::close(sock);
                 done(applied::NETWORK);
             }
+            // In the PID namespace: its first process (pid 1, which
+            // reaps and outlives the command while anything it started
+            // runs), then the command, both as our parent's children so
+            // that it supervises them itself.
+            if ns.own_pids {
+                if libc::clone(
+                    pid_init,
+                    c.init_stack,
+                    libc::CLONE_VM | libc::CLONE_PARENT | libc::SIGCHLD,
+                    std::ptr::null_mut(),
+                ) < 0
+                {
+                    fail(ConfineStage::Pids);
+                }
+                let pid = libc::clone(
+                    command_in_pid_namespace,
+                    c.pid_stack,
+                    libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PARENT | libc::SIGCHLD,
+                    std::ptr::from_ref(c).cast_mut().cast(),
+                );
+                if pid < 0 {
+                    fail(ConfineStage::Pids);
+                }
+                // It has called execve or exited (CLONE_VFORK): its
+                // errors are in the memory we share.
+                c.grandchild.store(pid, Ordering::SeqCst);
+                libc::_exit(0);
+            }
         }
+        confine_process(c);
+    }
+}
+
+/// The command's process in a PID namespace, on its own stack: its
+/// `/proc`, its own session (the supervisor signals it as the group),
+/// then the rest of the confinement and `execve`. Never returns.
+extern "C" fn command_in_pid_namespace(arg: *mut libc::c_void) -> c_int {
+    // SAFETY: `arg` is the `ChildFds` the child passed to clone; the
+    // supervisor keeps it alive while suspended (CLONE_VFORK, twice).
+    let c = unsafe { &*arg.cast::<ChildFds>() };
+    // SAFETY: raw syscalls on static strings and the shared, prepared
+    // state, in a child sharing our memory.
+    unsafe {
+        if libc::mount(
+            c"proc".as_ptr(),
+            c"/proc".as_ptr(),
+            c"proc".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            std::ptr::null(),
+        ) != 0
+        {
+            c.confine_stage
+                .store(ConfineStage::Pids.code(), Ordering::SeqCst);
+            child_fail(c.exec_errno);
+        }
+        // Landlock reads its rules on the way up from a file and skips the
+        // mount point this /proc hides: its root gets its own read rule
+        // (READ_FILE | READ_DIR; the kernel's packed path-beneath
+        // attribute), as the host's /proc had.
+        if let Some(ruleset) = c.confinement.ruleset {
+            let dir = libc::open(c"/proc".as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+            if dir >= 0 {
+                #[repr(C, packed)]
+                struct PathBeneathAttr {
+                    allowed_access: u64,
+                    parent_fd: i32,
+                }
+                let attr = PathBeneathAttr {
+                    allowed_access: (1 << 2) | (1 << 3),
+                    parent_fd: dir,
+                };
+                libc::syscall(
+                    libc::SYS_landlock_add_rule,
+                    ruleset,
+                    1 as libc::c_int,
+                    &raw const attr,
+                    0 as libc::c_uint,
+                );
+                libc::close(dir);
+            }
+        }
+        c.applied.fetch_or(applied::PIDS, Ordering::SeqCst);
+        if libc::setsid() < 0 {
+            child_fail(c.exec_errno);
+        }
+        // The parent is outside the namespace: no getppid check (it
+        // reads 0); the child checked before starting us.
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
+        if let Some((ptr, width)) = c.pid_slot {
+            write_decimal(ptr, width, libc::getpid());
+        }
+        confine_process(c);
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+        libc::execve(c.program, c.argv, c.envp.cast::<*const c_char>());
+        child_fail(c.exec_errno)
+    }
+}
+
+/// The confinement of the command's own process, after the namespaces:
+/// the file-size limit, no new privileges, seccomp, Landlock.
+///
+/// # Safety
+/// Only in the cloned child (or the process it started); `c` is valid.
+unsafe fn confine_process(c: &ChildFds<'_>) {
+    let fail = |stage: ConfineStage| -> ! {
+        c.confine_stage.store(stage.code(), Ordering::SeqCst);
+        // SAFETY: in the cloned child.
+        unsafe { child_fail(c.exec_errno) }
+    };
+    let conf = c.confinement;
+    let done = |step: u32| {
+        c.applied.fetch_or(step, Ordering::SeqCst);
+    };
+    // SAFETY: raw syscalls on prepared values; nothing allocates.
+    unsafe {
         if let Some(max) = conf.max_file_bytes {
             let lim = libc::rlimit {
                 rlim_cur: max,
@@ -1108,4 +1282,121 @@ pub(crate) fn recv_fds(sock: BorrowedFd<'_>, buf: &mut [u8]) -> io::Result<(usiz
         return Err(io::Error::other("descriptors were cut off"));
     }
     Ok((n as usize, fds))
+}
+
+/// Stack of a PID namespace's first process (a loop of system calls).
+const INIT_STACK_BYTES: usize = 16 * 1024;
+
+/// A system call made without the C library: it shares our memory
+/// (`CLONE_VM`) while we run on, so it must not write `errno` (ours).
+/// Returns the result or `-errno`.
+///
+/// # Safety
+/// As for the system call `nr` with these arguments.
+#[cfg(target_arch = "x86_64")]
+unsafe fn bare_syscall(nr: libc::c_long, a: usize, b: usize, c: usize, d: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the Linux x86-64 system call convention; the kernel
+    // clobbers rcx and r11.
+    unsafe {
+        std::arch::asm!(
+            "syscall",
+            inlateout("rax") nr as isize => ret,
+            in("rdi") a,
+            in("rsi") b,
+            in("rdx") c,
+            in("r10") d,
+            lateout("rcx") _,
+            lateout("r11") _,
+            options(nostack),
+        );
+    }
+    ret
+}
+
+/// As above, for aarch64.
+///
+/// # Safety
+/// As for the system call `nr` with these arguments.
+#[cfg(target_arch = "aarch64")]
+unsafe fn bare_syscall(nr: libc::c_long, a: usize, b: usize, c: usize, d: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the Linux aarch64 system call convention.
+    unsafe {
+        std::arch::asm!(
+            "svc 0",
+            in("x8") nr,
+            inlateout("x0") a as isize => ret,
+            in("x1") b,
+            in("x2") c,
+            in("x3") d,
+            options(nostack),
+        );
+    }
+    ret
+}
+
+/// Pid 1 of a command's PID namespace, on its own stack in our memory:
+/// it reaps what is orphaned there, passes a termination signal the
+/// supervisor sends it to every process of the namespace, and exits once
+/// none is left (the kernel ends the namespace with it), or after two
+/// seconds if the command never started. Only bare system calls: it
+/// runs beside the supervisor, sharing its memory, and outlives it while
+/// the command's background processes run.
+extern "C" fn pid_init(_: *mut libc::c_void) -> c_int {
+    const FORWARDED: [c_int; 4] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT];
+    let bit = |s: c_int| 1u64 << (s - 1);
+    let waited: u64 = FORWARDED.iter().map(|s| bit(*s)).sum::<u64>() | bit(libc::SIGCHLD);
+    // SAFETY: system calls on our own stack values; nothing else is
+    // touched.
+    unsafe {
+        bare_syscall(libc::SYS_close_range, 0, u32::MAX as usize, 0, 0);
+        // Its name in `ps` (its command line is the shim's: our memory).
+        bare_syscall(
+            libc::SYS_prctl,
+            libc::PR_SET_NAME as usize,
+            c"automode-pid1".as_ptr() as usize,
+            0,
+            0,
+        );
+        // Blocked signals reach a namespace's pid 1 (it has no handlers).
+        let set = waited;
+        bare_syscall(
+            libc::SYS_rt_sigprocmask,
+            libc::SIG_BLOCK as usize,
+            (&raw const set) as usize,
+            0,
+            8,
+        );
+        let mut seen = false;
+        let mut idle_rounds = 0u32;
+        loop {
+            while bare_syscall(libc::SYS_wait4, usize::MAX, 0, libc::WNOHANG as usize, 0) > 0 {}
+            // Signal 0 to every process of the namespace but us: ESRCH
+            // when there is none.
+            let any = bare_syscall(libc::SYS_kill, usize::MAX, 0, 0, 0);
+            if any == 0 {
+                seen = true;
+            } else if any == -(libc::ESRCH as isize) {
+                idle_rounds += 1;
+                if seen || idle_rounds > 20 {
+                    bare_syscall(libc::SYS_exit, 0, 0, 0, 0);
+                }
+            }
+            let wait = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 100_000_000,
+            };
+            let sig = bare_syscall(
+                libc::SYS_rt_sigtimedwait,
+                (&raw const set) as usize,
+                0,
+                (&raw const wait) as usize,
+                8,
+            );
+            if FORWARDED.iter().any(|s| *s as isize == sig) {
+                bare_syscall(libc::SYS_kill, usize::MAX, sig as usize, 0, 0);
+            }
+        }
+    }
 }

@@ -202,7 +202,7 @@ pub fn prepare(replace: &[Replace]) -> Result<(), String> {
 pub fn describe(userns: bool, state_dir: Option<&Path>) -> (String, bool) {
     if !userns {
         return (
-            "host sockets and /tmp: NOT covered (no user namespace can be made here): commands see the host's /tmp and reach every UNIX socket the user can (ssh-agent, tmux, the session bus, Docker)".to_string(),
+            "host sockets, /tmp and other processes: NOT covered (no user namespace can be made here): commands see the host's /tmp, reach every UNIX socket the user can (ssh-agent, tmux, the session bus, Docker) and read other processes' command lines".to_string(),
             false,
         );
     }
@@ -215,7 +215,7 @@ pub fn describe(userns: bool, state_dir: Option<&Path>) -> (String, bool) {
     let covered: Vec<&str> = SOCKET_PLACES.iter().map(|(p, _)| *p).collect();
     (
         format!(
-            "host sockets and /tmp: covered: a session's commands share their own /tmp and $TMPDIR{place}; {} are empty for them; sockets elsewhere (a database's under /var/run, the system bus) and sandbox.sockets.allow stay reachable",
+            "host sockets and /tmp: covered: a session's commands share their own /tmp and $TMPDIR{place}; {} are empty for them; sockets elsewhere (a database's under /var/run, the system bus) and sandbox.sockets.allow stay reachable. Other processes: invisible (each command has a PID namespace of its own)",
             covered.join(", ")
         ),
         true,

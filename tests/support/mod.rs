@@ -220,7 +220,12 @@ pub fn wait_with_guard(child: std::process::Child, guard: Duration) -> Output {
 
 /// Is a process whose command line contains `marker` alive?
 pub fn alive(marker: &str) -> bool {
-    pids_matching(marker).next().is_some()
+    // Not the first process of a command's PID namespace: it is a copy of
+    // the shim (its command line is the shim's), not the program.
+    pids_matching(marker).any(|pid| {
+        std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .is_ok_and(|c| c.trim() != "automode-pid1")
+    })
 }
 
 fn pids_matching(marker: &str) -> impl Iterator<Item = i32> + '_ {
