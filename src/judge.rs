@@ -904,29 +904,31 @@ impl Judge {
                 .var_str("SSH_AUTH_SOCK")
                 .filter(|_| !plan.withheld_env.iter().any(|w| w == "SSH_AUTH_SOCK"))
                 .map(Path::new);
-            let allow: Vec<PathBuf> = owned.with(|inputs| {
-                self.config
-                    .sandbox
-                    .sockets_allow
-                    .iter()
-                    .filter_map(|s| inputs.expand.path(&s.value))
-                    .collect()
-            });
-            sandbox::sockets::apply(
+            let expand = |list: &[config::Sourced<String>]| -> Vec<PathBuf> {
+                owned.with(|inputs| {
+                    list.iter()
+                        .filter_map(|s| inputs.expand.path(&s.value))
+                        .collect()
+                })
+            };
+            let allow = expand(&self.config.sandbox.sockets_allow);
+            let home_read = Some(expand(&self.config.sandbox.read));
+            sandbox::views::apply(
                 &mut plan,
                 self.places.home.as_deref(),
-                &sandbox::sockets::Inputs {
+                &sandbox::views::Inputs {
                     session_dir: &session_dir,
                     uid: nix::unistd::getuid().as_raw(),
                     tmpdir,
                     ssh_auth_sock: ssh,
                     allow,
+                    home_read,
                 },
             );
             if !plan.replace.is_empty() || !plan.cover_sockets.is_empty() {
                 plan.namespace = true;
             }
-            let tmp = sandbox::sockets::session_tmp(&session_dir);
+            let tmp = sandbox::views::session_tmp(&session_dir);
             if plan.replace.iter().any(|r| r.with == tmp) {
                 plan.session_tmp = Some(tmp);
             }
@@ -934,7 +936,7 @@ impl Judge {
         // The session's temporary directory is writable where it stands in
         // for `/tmp` (Landlock does not look at the mount point it hides).
         let made = if will_run && plan.namespace {
-            sandbox::sockets::prepare(&plan.replace)
+            sandbox::views::prepare(&plan.replace)
         } else {
             Ok(())
         };

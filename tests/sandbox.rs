@@ -132,9 +132,9 @@ fn writes_outside_the_writable_paths_fail_with_the_hint() {
         "{}",
         r.stderr()
     );
-    // Deleting the home's files fails too.
-    let r = run(&mut env.script(&format!("rm -rf {}", env.home.join(".ssh").display())));
-    assert_ne!(r.code(), Some(0));
+    // Deleting the home's files does nothing (they are out of sight, or
+    // refused).
+    run(&mut env.script(&format!("rm -rf {}", env.home.join(".ssh").display())));
     assert!(env.home.join(".ssh/id_ed25519").exists());
 }
 
@@ -760,6 +760,75 @@ fn other_processes_are_invisible() {
     crate::support::kill_all("sleep 77.8");
     let _ = outside.kill();
     let _ = outside.wait();
+}
+
+/// Where a mount namespace can be made the home is allow-listed: the
+/// project, toolchains, caches and the configuration builds read are
+/// there, other projects and files are not (`sandbox.read` adds one);
+/// without namespaces the deny table applies and status says which.
+#[test]
+fn the_home_shows_only_what_builds_need() {
+    if !landlock_or_skip("home view") {
+        return;
+    }
+    let env = Env::supervision_only().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        &json!({"autoMode": {"enabled": false}, "sandbox": {"read": ["~/notes/shared.txt"]}})
+            .to_string(),
+    );
+    write(&env.home.join("code/other/.env"), "OTHER_SECRET=1\n");
+    write(&env.home.join("code/other/main.py"), "print('other')\n");
+    write(&env.home.join("notes/private.txt"), "private\n");
+    write(&env.home.join("notes/shared.txt"), "shared\n");
+    write(&env.home.join(".gitconfig"), "[user]\n\tname = Home User\n");
+    write(
+        &env.home.join(".local/bin/mytool"),
+        "#!/bin/sh\necho mytool ran\n",
+    );
+    std::fs::set_permissions(
+        env.home.join(".local/bin/mytool"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let h = env.home.display().to_string();
+    let r = run(&mut env.script(&format!(
+        "cat {h}/code/other/.env; cat {h}/code/other/main.py; ls {h}/code; \
+         cat {h}/notes/shared.txt; git config user.name; {h}/.local/bin/mytool; \
+         cat {h}/notes/private.txt"
+    )));
+    let out = r.stdout();
+    assert!(!out.contains("OTHER_SECRET"), "{out}");
+    assert!(!out.contains("other"), "{out}");
+    assert!(!out.contains("private"), "{out}");
+    assert!(out.contains("shared\n"), "{out}: {}", r.stderr());
+    assert!(out.contains("Home User\n"), "{out}: {}", r.stderr());
+    assert!(out.contains("mytool ran\n"), "{out}: {}", r.stderr());
+    assert!(r.stderr().contains("sandbox.read"), "{}", r.stderr());
+    // The home's configuration stays read-only.
+    let r = run(&mut env.script(&format!("echo x >> {h}/.gitconfig")));
+    assert_ne!(r.code(), Some(0));
+    assert_eq!(
+        read(&env.home.join(".gitconfig")),
+        "[user]\n\tname = Home User\n"
+    );
+    let r = run(env.automode().arg("status"));
+    assert!(r.stdout().contains("home: allow-listed"), "{}", r.stdout());
+    // Without user namespaces (fresh state): the deny table; status says
+    // so.
+    let env2 = Env::supervision_only();
+    write(&env2.home.join("notes/private.txt"), "private\n");
+    let bash = env2.shims.join("bash");
+    let mut c = env2.command("python3");
+    c.arg(helper("no_userns.py")).arg(&bash).args([
+        "-c",
+        &format!("cat {}/notes/private.txt", env2.home.display()),
+    ]);
+    assert_eq!(run(&mut c).stdout(), "private\n");
+    let mut c = env2.command("python3");
+    c.arg(helper("no_userns.py"))
+        .arg(crate::support::automode_bin())
+        .arg("status");
+    assert!(run(&mut c).stdout().contains("home: deny-listed"));
 }
 
 fn which(tool: &str) -> bool {

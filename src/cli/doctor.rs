@@ -196,12 +196,17 @@ fn checks(ctx: &Context, state_dir: Option<&Path>, online: bool) -> Vec<Check> {
             crate::sandbox::net::Level::Fail => Level::Fail,
         };
         add("network", level, line);
-        let (line, covered) =
-            crate::sandbox::sockets::describe(super::status::namespaces_work(ctx), None);
+        let userns = super::status::namespaces_work(ctx);
+        let (line, covered) = crate::sandbox::views::describe(userns, None);
         add(
             "sockets",
             if covered { Level::Ok } else { Level::Warn },
             line,
+        );
+        add(
+            "home",
+            if userns { Level::Ok } else { Level::Warn },
+            crate::sandbox::views::describe_home(userns),
         );
     }
     let var = |k: &str| ctx.var_str(k).map(str::to_string);

@@ -37,8 +37,9 @@ pub(super) fn run(
         None => global.enabled.unwrap_or(cfg.enabled.value),
     };
     let var = |k: &str| ctx.var_str(k).map(str::to_string);
-    let (sockets_line, sockets_covered) =
-        crate::sandbox::sockets::describe(namespaces_work(ctx), state_dir);
+    let userns = namespaces_work(ctx);
+    let (sockets_line, sockets_covered) = crate::sandbox::views::describe(userns, state_dir);
+    let home_line = crate::sandbox::views::describe_home(userns);
     let chosen = crate::classifier::provider::choice(&cfg, &var);
     let ready = crate::classifier::provider::resolve(&cfg, &var);
     let pending = state_dir.map_or(0, |d| {
@@ -76,6 +77,7 @@ pub(super) fn run(
                 "not_confined": gaps,
                 "sockets_covered": sockets_covered,
                 "sockets": sockets_line,
+                "home_view": if userns { "allow-listed" } else { "deny-listed" },
                 "home_in_write_roots": home_in_roots.iter().map(|(r, w)| serde_json::json!({"root": r.display().to_string(), "warning": w})).collect::<Vec<_>>(),
             },
             "enabled": enabled,
@@ -134,6 +136,7 @@ pub(super) fn run(
         let (line, _) = crate::sandbox::net::describe(&cfg.sandbox, ctx.exe.as_deref());
         let _ = writeln!(out, "{line}");
         let _ = writeln!(out, "{sockets_line}");
+        let _ = writeln!(out, "{home_line}");
         for (_, warning) in &home_in_roots {
             let _ = writeln!(out, "  warning: {warning}");
         }
@@ -203,7 +206,7 @@ pub(super) fn run(
         }
         if let Some(tmp) = state_dir
             .map(|d| {
-                crate::sandbox::sockets::session_tmp(
+                crate::sandbox::views::session_tmp(
                     &d.join("tmp").join(state::file_stem(&s.session)),
                 )
             })

@@ -196,6 +196,9 @@ pub struct SandboxConfig {
     /// them) commands may still reach where the sandbox covers the
     /// host's socket places.
     pub sockets_allow: Vec<Sourced<String>>,
+    /// `sandbox.read`: what commands see of the home besides the built-in
+    /// view (where the home is shown allow-listed).
+    pub read: Vec<Sourced<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -268,6 +271,7 @@ struct SandboxLayer {
     pass_env: Option<Vec<String>>,
     max_file_bytes: Option<Bytes64>,
     sockets: Option<SocketsSettings>,
+    read: Option<Vec<String>>,
 }
 
 /// `sandbox.sockets`.
@@ -829,6 +833,7 @@ fn defaults() -> Config {
             host_ports: Vec::new(),
             pass_env: Vec::new(),
             sockets_allow: Vec::new(),
+            read: Vec::new(),
             max_file_bytes: Sourced::builtin(crate::sandbox::DEFAULT_MAX_FILE_BYTES),
         },
         approval_ttl_seconds: Sourced::builtin(DEFAULT_APPROVAL_TTL_SECS),
@@ -1562,6 +1567,7 @@ fn apply_sandbox(
         pass_env,
         max_file_bytes,
         sockets,
+        read,
     } = layer;
     overlay(&mut cfg.mode, mode, source);
     for (key, list, given) in [
@@ -1570,6 +1576,7 @@ fn apply_sandbox(
         ("sandbox.readDeny", &mut cfg.read_deny, read_deny),
         ("sandbox.protect", &mut cfg.protect, protect),
         ("sandbox.passEnv", &mut cfg.pass_env, pass_env),
+        ("sandbox.read", &mut cfg.read, read),
     ] {
         if let Some(v) = given {
             merge_list_locked(list, v, source, appends(key));

@@ -120,7 +120,7 @@ pub fn hint(stderr_tail: &[u8], plan: &Plan, cwd: &Path, asking: &Asking<'_>) ->
             }
         }
     }
-    if !cross_device && let Some(h) = replaced_place(&lines, plan) {
+    if !cross_device && let Some(h) = replaced_place(&lines, plan, cwd, asking) {
         return Some(h);
     }
     cross_device.then(|| {
@@ -148,17 +148,39 @@ const NOT_THERE: &[&str] = &[
 
 /// A path not found under a place the sandbox replaced (`/tmp`, the
 /// runtime directory): the hint saying whose it is for the command.
-fn replaced_place(lines: &[&str], plan: &Plan) -> Option<String> {
+fn replaced_place(lines: &[&str], plan: &Plan, cwd: &Path, asking: &Asking<'_>) -> Option<String> {
     for line in lines {
         if !NOT_THERE.iter().any(|n| line.contains(n)) {
             continue;
         }
-        for r in &plan.replace {
-            let at = format!("{}/", r.at.display());
-            if !line.contains(&at) {
-                continue;
-            }
-            let whose = if plan.session_tmp.as_ref() == Some(&r.with) {
+        // The absolute paths the line names, and the innermost replaced
+        // place one of them lies in.
+        let named: Vec<&Path> = line
+            .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | '‘' | '’'))
+            .map(|w| w.trim_end_matches([':', ',', ';', ')']))
+            .filter(|w| w.starts_with('/'))
+            .map(Path::new)
+            .collect();
+        // A secret is out of sight for that reason first.
+        if let Some(h) = named
+            .iter()
+            .filter(|p| plan.read_deny.iter().any(|d| p.starts_with(d)))
+            .find_map(|p| explain(p, plan, cwd, asking))
+        {
+            return Some(h);
+        }
+        let found = plan
+            .replace
+            .iter()
+            .filter(|r| named.iter().any(|p| p.starts_with(&r.at) && *p != r.at))
+            .max_by_key(|r| r.at.components().count());
+        if let Some(r) = found {
+            let whose = if r.with.file_name().is_some_and(|n| n == "home") {
+                format!(
+                    "commands see of the home {} only the project, toolchains, tool caches and the configuration builds read; other files and projects there are out of sight. The user can add a path to sandbox.read, or run the command themselves.",
+                    r.at.display()
+                )
+            } else if plan.session_tmp.as_ref() == Some(&r.with) {
                 format!(
                     "{} is this session's own temporary directory for its commands (on the host: {}), not the host's: files and sockets other programs keep there are out of reach. A file the user put there must be copied into the project by the user; a socket the user wants reachable goes in sandbox.sockets.allow.",
                     r.at.display(),
@@ -171,7 +193,9 @@ fn replaced_place(lines: &[&str], plan: &Plan) -> Option<String> {
                     r.why
                 )
             };
-            return Some(format!("automode: this was likely the sandbox: {whose}"));
+            return Some(format!(
+                "automode: this was likely refused by automode's sandbox: {whose}"
+            ));
         }
     }
     None

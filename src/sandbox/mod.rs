@@ -19,7 +19,7 @@ pub mod net;
 pub mod protect;
 pub mod rules;
 pub mod seccomp;
-pub mod sockets;
+pub mod views;
 pub mod widen;
 
 use std::path::{Path, PathBuf};
@@ -623,10 +623,10 @@ pub struct Plan {
     pub hide: Vec<PathBuf>,
     /// The kernel's Landlock ABI.
     pub abi: u32,
-    /// Places replaced in the mount namespace (`sockets.rs`): `/tmp` and
+    /// Places replaced in the mount namespace (`views.rs`): `/tmp` and
     /// `$TMPDIR` by the session's own, the host's socket directories by
     /// empty ones.
-    pub replace: Vec<sockets::Replace>,
+    pub replace: Vec<views::Replace>,
     /// Host socket files covered by `/dev/null` (the Docker API …).
     pub cover_sockets: Vec<PathBuf>,
     /// The session's temporary directory (what `/tmp` is for the
@@ -824,6 +824,7 @@ impl std::fmt::Debug for ConfigKey<'_> {
             pass_env,
             max_file_bytes,
             sockets_allow,
+            read,
         } = self.0;
         list(f, "write", write, DEFAULT_WRITE.iter().map(|(p, _)| *p))?;
         list(
@@ -846,6 +847,7 @@ impl std::fmt::Debug for ConfigKey<'_> {
         )?;
         list(f, "passEnv", pass_env, std::iter::empty())?;
         list(f, "socketsAllow", sockets_allow, std::iter::empty())?;
+        list(f, "read", read, std::iter::empty())?;
         list(
             f,
             "networkAllow",

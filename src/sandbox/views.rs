@@ -1,5 +1,6 @@
-//! The host's UNIX sockets and temporary directories, out of a command's
-//! reach. Landlock below ABI 9 does not govern connecting to a socket
+//! What a command sees replaced in its mount namespace: the host's UNIX
+//! sockets and temporary directories, and the home. Landlock below ABI 9
+//! does not govern connecting to a socket
 //! file, so in the command's mount namespace the places where the host's
 //! sockets live are replaced: `/tmp` and `$TMPDIR` by the session's own
 //! temporary directory (shared by its commands: `echo > /tmp/a` in one
@@ -8,6 +9,11 @@
 //! under a replaced place is bound back at its path: the project, the
 //! write roots and kept reads, the sockets `sandbox.sockets.allow`
 //! names, and `SSH_AUTH_SOCK` for a program that keeps the variable.
+//!
+//! The home is replaced the same way, by an empty directory with what
+//! builds and tests need bound back: the project, the toolchains and tool
+//! caches, the configuration in `HOME_READ`, and `sandbox.read`. Other
+//! projects and everything else in the home are not there.
 
 use std::path::{Path, PathBuf};
 
@@ -40,6 +46,55 @@ pub const TEMP_PLACES: &[(&str, &str)] = &[(
     "/tmp",
     "X11's, tmux's and ssh-agent's sockets, and scripts other programs run, live here",
 )];
+
+/// What a command sees of the home (relative to it) besides the project,
+/// the write roots and `PATH`, with why. Read-only unless a write root.
+pub const HOME_READ: &[(&str, &str)] = &[
+    (
+        ".gitconfig",
+        "git's user settings (name, aliases, url rewrites)",
+    ),
+    (".config/git", "git's user settings, XDG place"),
+    (
+        ".gitignore_global",
+        "the global ignore file many users name",
+    ),
+    (".bashrc", "bash reads it (read-only)"),
+    (".bash_profile", "login bash reads it (read-only)"),
+    (".profile", "login shells read it (read-only)"),
+    (".zshrc", "zsh reads it (read-only)"),
+    (".zshenv", "zsh reads it (read-only)"),
+    (".inputrc", "readline's settings"),
+    (".editorconfig", "editors and formatters read it"),
+    (".rustup", "Rust toolchains"),
+    (".cargo/bin", "cargo-installed programs"),
+    (
+        ".cargo/config.toml",
+        "cargo's settings (sources, mirrors; tokens are in credentials.toml)",
+    ),
+    (".cargo/config", "cargo's settings, older name"),
+    (".nvm", "Node.js versions"),
+    (".volta", "Node.js toolchains"),
+    (".fnm", "Node.js versions"),
+    (".bun", "the Bun runtime"),
+    (".deno", "the Deno runtime"),
+    (".pyenv", "Python versions"),
+    (".local/bin", "user-installed programs"),
+    (".local/lib", "user-installed Python packages"),
+    (".local/share/pnpm", "pnpm's store and programs"),
+    (".local/share/mise", "mise's toolchains"),
+    (".asdf", "asdf's toolchains"),
+    (".config/pip", "pip's settings (index, mirror)"),
+    (".pip", "pip's settings, older place"),
+    (".config/uv", "uv's settings"),
+    (".condarc", "conda's channels"),
+    (".gradle/init.d", "Gradle init scripts (no credentials)"),
+    (".sdkman", "JDKs and JVM tools"),
+    ("go", "Go's default GOPATH: modules and installed programs"),
+    (".gem", "user-installed Ruby gems"),
+    (".rbenv", "Ruby versions"),
+    (".terminfo", "terminal descriptions"),
+];
 
 /// One place replaced in the command's mount namespace.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -74,6 +129,9 @@ pub struct Inputs<'a> {
     pub ssh_auth_sock: Option<&'a Path>,
     /// `sandbox.sockets.allow`, expanded.
     pub allow: Vec<PathBuf>,
+    /// The home shown allow-listed (`HOME_READ` and `sandbox.read`, these
+    /// expanded): `None` leaves it as it is.
+    pub home_read: Option<Vec<PathBuf>>,
 }
 
 /// The session's temporary directory (what `/tmp` is for its commands).
@@ -134,8 +192,25 @@ pub fn apply(plan: &mut super::Plan, home: Option<&Path>, inp: &Inputs<'_>) {
             plan.cover_sockets.push(at);
         }
     }
+    // The home, last: its view keeps what the places above do not cover.
+    let home = home.and_then(canonical);
+    if let (Some(h), Some(extra)) = (&home, &inp.home_read)
+        && !places.iter().any(|(p, _, _)| h.starts_with(p))
+    {
+        for (rel, _) in HOME_READ {
+            if let Some(p) = canonical(&h.join(rel)) {
+                needed.push(p);
+            }
+        }
+        needed.extend(extra.iter().filter_map(|p| canonical(p)));
+        places.push((
+            h.clone(),
+            inp.session_dir.join("home"),
+            "the home: other projects and files no build needs stay out of sight",
+        ));
+    }
     for (at, with, why) in places {
-        if home.is_some_and(|h| h.starts_with(&at))
+        if (home.as_ref() != Some(&at) && home.as_ref().is_some_and(|h| h.starts_with(&at)))
             || needed.iter().any(|k| at.starts_with(k) && *k != at)
         {
             continue;
@@ -159,6 +234,13 @@ pub fn apply(plan: &mut super::Plan, home: Option<&Path>, inp: &Inputs<'_>) {
             why: why.to_string(),
         });
     }
+    // What the replacements took out of sight needs no cover.
+    let replace = &plan.replace;
+    plan.hide.retain(|d| {
+        !replace
+            .iter()
+            .any(|r| d.starts_with(&r.at) && !r.keep.iter().any(|k| d.starts_with(k)))
+    });
 }
 
 /// Make what the replacements need on the host: the session's
@@ -220,4 +302,14 @@ pub fn describe(userns: bool, state_dir: Option<&Path>) -> (String, bool) {
         ),
         true,
     )
+}
+
+/// The line on the home for `automode status` and `doctor`: which mode
+/// is in force.
+pub fn describe_home(userns: bool) -> String {
+    if userns {
+        "home: allow-listed: commands see the project, toolchains, tool caches and the configuration builds read (HOME_READ in src/sandbox/views.rs, and sandbox.read); other projects and files in the home are out of sight".to_string()
+    } else {
+        "home: deny-listed (no user namespace can be made here): commands read the whole home but the secrets of the read-deny table".to_string()
+    }
 }
