@@ -670,13 +670,14 @@ import os, socket
 s = socket.socket(socket.AF_UNIX); s.bind('/tmp/own.sock'); s.listen(1)
 if os.fork() == 0:
     os.setsid()
-    c, _ = s.accept(); open('got.txt', 'wb').write(c.recv(16)); os._exit(0)
+    c, _ = s.accept(); open('got.part', 'wb').write(c.recv(16)); os.rename('got.part', 'got.txt'); os._exit(0)
 \"",
     ));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
     let r = run(&mut env.script(&send("/tmp/own.sock")));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
-    for _ in 0..50 {
+    // Written aside and renamed: it exists only once it holds what came.
+    for _ in 0..250 {
         if env.work.join("got.txt").exists() {
             break;
         }
