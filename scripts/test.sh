@@ -28,6 +28,8 @@ need unshare || apt_install util-linux
 need ip || apt_install iproute2
 # The terminal tests drive the shim in a real tmux.
 need tmux || apt_install tmux
+# The credentials test: gh reads its own login (`gh auth token`, offline).
+need gh || apt_install gh
 # The tool smoke tests install from the npm registry (under CI=true a
 # missing npm fails them rather than skipping).
 need npm || apt_install npm

@@ -325,6 +325,22 @@ impl SandboxDecision {
                     .into(),
             );
             obj.insert("withheld_env".into(), p.withheld_env.clone().into());
+            obj.insert(
+                "credentials".into(),
+                p.credentials
+                    .iter()
+                    .map(|(path, why)| serde_json::json!({"path": path.display().to_string(), "why": why}))
+                    .collect::<Vec<_>>()
+                    .into(),
+            );
+            obj.insert(
+                "settings".into(),
+                p.settings
+                    .iter()
+                    .map(|s| serde_json::json!({"at": s.at.display().to_string(), "copy": s.copy.display().to_string(), "variable": s.variable}))
+                    .collect::<Vec<_>>()
+                    .into(),
+            );
             obj.insert("max_file_bytes".into(), p.max_file_bytes.into());
             obj.insert("project_refused".into(), p.project_refused.clone().into());
         }
@@ -890,12 +906,27 @@ impl Judge {
         {
             plan.network_grants = sandbox::net::named_hosts(a);
         }
+        let session_dir = match (&self.store, &self.state_dir) {
+            (Some(store), Some(dir)) => {
+                Some(dir.join("tmp").join(state::file_stem(&store.session)))
+            }
+            _ => None,
+        };
+        // A tool's own credentials, for that tool; the package managers'
+        // settings without their secrets.
+        let shown = self.tool_credentials(
+            &mut plan,
+            &owned,
+            analysis,
+            verdict,
+            session_dir.as_deref(),
+            will_run,
+        );
         // The host's sockets and temporary files, out of reach where a
         // mount namespace can be made.
         if plan.user_namespaces
-            && let (Some(store), Some(state_dir)) = (&self.store, &self.state_dir)
+            && let Some(session_dir) = &session_dir
         {
-            let session_dir = state_dir.join("tmp").join(state::file_stem(&store.session));
             let tmpdir = ctx
                 .var_str("TMPDIR")
                 .map(Path::new)
@@ -912,12 +943,14 @@ impl Judge {
                 })
             };
             let allow = expand(&self.config.sandbox.sockets_allow);
-            let home_read = Some(expand(&self.config.sandbox.read));
+            let mut home_read = expand(&self.config.sandbox.read);
+            home_read.extend(shown.iter().cloned());
+            let home_read = Some(home_read);
             sandbox::views::apply(
                 &mut plan,
                 self.places.home.as_deref(),
                 &sandbox::views::Inputs {
-                    session_dir: &session_dir,
+                    session_dir,
                     uid: nix::unistd::getuid().as_raw(),
                     tmpdir,
                     ssh_auth_sock: ssh,
@@ -928,7 +961,7 @@ impl Judge {
             if !plan.replace.is_empty() || !plan.cover_sockets.is_empty() {
                 plan.namespace = true;
             }
-            let tmp = sandbox::views::session_tmp(&session_dir);
+            let tmp = sandbox::views::session_tmp(session_dir);
             if plan.replace.iter().any(|r| r.with == tmp) {
                 plan.session_tmp = Some(tmp);
             }
@@ -942,9 +975,16 @@ impl Judge {
         };
         roots.extend(plan.session_tmp.iter().filter(|p| p.is_dir()).cloned());
         roots.extend(plan.extra_write.iter().map(|(p, _)| p.clone()));
+        // Released credentials and the settings copies are read where
+        // the base ruleset carved them out.
+        let reads: Vec<PathBuf> = shown
+            .into_iter()
+            .chain(plan.settings.iter().map(|s| s.copy.clone()))
+            .collect();
         let ruleset = ruleset.and_then(|mut b| {
             made?;
             b.add_write_roots(&roots, &plan)?;
+            b.add_reads(&reads)?;
             Ok(b.finish())
         });
         SandboxDecision {
@@ -957,6 +997,117 @@ impl Judge {
             lifted: None,
             wall,
         }
+    }
+
+    /// Give this command the credential files its programs own when they
+    /// run as themselves, those `sandbox.credentials` names for the
+    /// tools it runs, and the package managers' settings with their
+    /// secrets taken out (`sandbox::credentials`). Returns the paths it
+    /// now reads (for the home's view and the ruleset).
+    fn tool_credentials(
+        &self,
+        plan: &mut sandbox::Plan,
+        owned: &sandbox::OwnedInputs,
+        analysis: Option<&shell::Analysis>,
+        verdict: Option<&Verdict>,
+        session_dir: Option<&Path>,
+        will_run: bool,
+    ) -> Vec<PathBuf> {
+        use sandbox::credentials;
+        let runs = analysis.and_then(|a| credential_runs(a, &self.places));
+        // Allowed by a tier that looked at the command itself.
+        let allowed = verdict.is_some_and(|v| {
+            v.decision == Decision::Allow
+                && !matches!(
+                    v.tier,
+                    policy::Tier::Disabled | policy::Tier::Contained | policy::Tier::Harness
+                )
+        });
+        let existing = |template: &str| {
+            owned
+                .with(|inputs| inputs.expand.path(template))
+                .filter(|p| std::fs::symlink_metadata(p).is_ok())
+        };
+        let mut given: Vec<(PathBuf, String)> = Vec::new();
+        for row in credentials::owned_by(allowed, runs.as_deref()) {
+            for t in row.paths {
+                if let Some(p) = existing(t) {
+                    given.push((
+                        p,
+                        format!("{} runs as itself: {}", row.programs[0], row.why),
+                    ));
+                }
+            }
+        }
+        // Nothing else in the command may name them (`cat ~/.aws/… | aws`).
+        if let Some(a) = analysis
+            && a.effects.iter().any(|e| {
+                [&e.path, &e.lexical]
+                    .into_iter()
+                    .flatten()
+                    .any(|p| given.iter().any(|(g, _)| p.starts_with(g)))
+            })
+        {
+            given.clear();
+        }
+        let names: Vec<String> = self
+            .config
+            .sandbox
+            .credentials
+            .iter()
+            .map(|c| c.value.clone())
+            .collect();
+        let programs: Vec<&str> = analysis
+            .map(|a| a.commands.iter().filter_map(|c| c.base_name()).collect())
+            .unwrap_or_default();
+        for (name, t) in credentials::configured(&names, &programs) {
+            if let Some(p) = existing(t) {
+                given.push((p, format!("sandbox.credentials names {name}")));
+            }
+        }
+        let mut shown = Vec::new();
+        for (p, why) in given {
+            if plan.release(&p, &why) {
+                shown.push(p);
+            }
+        }
+        // The settings files not given whole: a filtered copy each.
+        let Some(dir) = session_dir else {
+            return shown;
+        };
+        for (i, row) in credentials::SETTINGS.iter().enumerate() {
+            let Some(at) = existing(row.path) else {
+                continue;
+            };
+            if shown.iter().any(|s| at.starts_with(s)) {
+                continue;
+            }
+            let copy = credentials::copy_path(dir, i);
+            let ready = if will_run {
+                credentials::write_copy(&at, &copy, row.format)
+            } else {
+                Ok(true)
+            };
+            match ready {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(why) => {
+                    crate::report::say(&format!(
+                        "note: {} is not shown to this command: {why}",
+                        at.display()
+                    ));
+                    continue;
+                }
+            }
+            plan.hide.retain(|h| *h != at);
+            shown.push(at.clone());
+            plan.settings.push(sandbox::SettingsView {
+                copy,
+                at,
+                variable: row.variable.map(str::to_string),
+            });
+        }
+        shown
     }
 
     /// Join the session's network wall (starting its filter for the
@@ -1608,6 +1759,41 @@ const GIT_COMPANIONS: &[&str] = &[
 /// The script runs git, and besides it only `GIT_COMPANIONS`, none of
 /// them writing a file: git may then write its own configuration
 /// (checked after the command).
+/// The script's commands as the credential rules see them: each
+/// program, its subcommand, and whether it only reads or steers the
+/// shell. `None` when one cannot be placed (opaque, or a program only
+/// known at run time).
+fn credential_runs<'a>(
+    a: &'a shell::analysis::Analysis,
+    places: &'a Places,
+) -> Option<Vec<sandbox::credentials::Run<'a>>> {
+    if a.opaque.is_some() {
+        return None;
+    }
+    a.commands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let name = c.base_name()?;
+            let class = policy::tools::judge(&policy::call_of(a, i, name, places, None));
+            let args: Vec<Option<&str>> = c.argv.iter().skip(1).map(|w| w.known()).collect();
+            let subcommand = if name == "git" {
+                policy::git::subcommand(&args)
+            } else {
+                args.iter().flatten().find(|w| !w.starts_with('-')).copied()
+            };
+            Some(sandbox::credentials::Run {
+                program: name,
+                subcommand,
+                harmless: matches!(
+                    class,
+                    policy::tools::Class::ReadOnly | policy::tools::Class::Neutral
+                ),
+            })
+        })
+        .collect()
+}
+
 fn git_only(a: &shell::analysis::Analysis) -> bool {
     let is_git = |i: usize| a.commands.get(i).is_some_and(|c| c.name() == Some("git"));
     a.opaque.is_none()

@@ -148,6 +148,14 @@ pub fn supervise(
             confinement,
             keep_stderr_tail: plan_now.is_some(),
         };
+        // Settings copies a mount namespace does not show, named by
+        // their tool's variable instead.
+        for (k, v) in plan_now.iter().flat_map(Plan::set_env) {
+            exec_plan
+                .env
+                .retain(|(name, _)| name.as_os_str() != k.as_str());
+            exec_plan.env.push((OsString::from(k), OsString::from(v)));
+        }
         let result = exec::run(&mut exec_plan, &mut || {
             sandbox::rules::release_held();
             on_start();
@@ -337,6 +345,11 @@ fn confinement(
                         .filter_map(|k| Some((k.clone(), r.mount_point(k)?)))
                         .collect(),
                 })
+                .collect(),
+            overlay: plan
+                .settings
+                .iter()
+                .map(|v| (v.copy.clone(), v.at.clone()))
                 .collect(),
             network_off: plan.network == Network::Deny,
             own_pids: true,

@@ -233,3 +233,159 @@ fn husky_init_needs_the_users_approval_then_works() {
     let r = off("npm install --no-audit --no-fund --loglevel=error");
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
 }
+
+/// A registry on loopback that records each request's path and
+/// `Authorization` header and answers 404.
+struct Registry {
+    port: u16,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Registry {
+    fn start() -> Registry {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for mut conn in listener.incoming().flatten() {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match conn.read(&mut chunk) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let text = String::from_utf8_lossy(&buf).to_string();
+                let path = text.split(' ').nth(1).unwrap_or("").to_string();
+                let auth = text
+                    .lines()
+                    .find(|l| l.to_ascii_lowercase().starts_with("authorization:"))
+                    .map_or("none".to_string(), |l| l[14..].trim().to_string());
+                log.lock().unwrap().push(format!("{path} auth={auth}"));
+                let _ = conn.write_all(
+                    b"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+                );
+            }
+        });
+        Registry { port, seen }
+    }
+
+    fn seen(&self) -> String {
+        self.seen.lock().unwrap().join("\n")
+    }
+}
+
+/// A tool's own credentials are that tool's: npm honours the registry a
+/// user's `~/.npmrc` names but does not get its token (unless
+/// `sandbox.credentials` names npm), `gh` reads its login when it runs
+/// as itself, and a project script in the same home reads neither; where
+/// namespaces exist and with them simulated away.
+#[test]
+fn tools_read_their_own_settings_and_logins_and_scripts_do_not() {
+    if !landlock_or_skip("credentials") {
+        return;
+    }
+    if tool_or_skip("credentials", "npm").is_none() || tool_or_skip("credentials", "gh").is_none() {
+        return;
+    }
+    let registry = Registry::start();
+    let port = registry.port;
+    let settings = |credentials: &[&str]| {
+        serde_json::json!({
+            "permissions": {"allow": ["Bash(gh auth token)", "Bash(python3 leak.py)"]},
+            "sandbox": {"credentials": credentials, "network": {"hostPorts": [port]}},
+        })
+        .to_string()
+    };
+    for namespaces in [true, false] {
+        let env = tool_env().with_env("AUTOMODE_SETTINGS_JSON", &settings(&[]));
+        let npmrc = format!(
+            "registry=http://127.0.0.1:{port}/\n//127.0.0.1:{port}/:_authToken=npm_SECRET_TOKEN\n"
+        );
+        write(&env.home.join(".npmrc"), &npmrc);
+        write(
+            &env.root().join("config/gh/hosts.yml"),
+            "github.com:\n    oauth_token: gho_SECRET_LOGIN\n    user: someone\n    git_protocol: https\n",
+        );
+        write(
+            &env.work.join("package.json"),
+            "{\"name\": \"p\", \"version\": \"1.0.0\"}\n",
+        );
+        write(
+            &env.work.join("leak.py"),
+            &format!(
+                "import os\nfor p in ['{h}/.npmrc', '{c}/gh/hosts.yml']:\n    try:\n        print(open(p).read())\n    except OSError as e:\n        print('refused', p, e.errno)\n",
+                h = env.home.display(),
+                c = env.root().join("config").display()
+            ),
+        );
+        let shim = |script: &str, env: &Env| {
+            if namespaces {
+                run(&mut env.script(script))
+            } else {
+                let mut c = env.command("python3");
+                c.arg(crate::support::helper("no_userns.py"))
+                    .arg(env.shims.join("bash"))
+                    .args(["-c", script]);
+                run(&mut c)
+            }
+        };
+        let what = if namespaces {
+            "namespaces"
+        } else {
+            "no namespaces"
+        };
+        // npm: the registry from ~/.npmrc, without the token.
+        let r = shim(
+            "npm install --no-audit --no-fund left-pad-for-automode-tests",
+            &env,
+        );
+        assert_ne!(r.code(), Some(0), "{what}: the registry answers 404");
+        let seen = registry.seen();
+        assert!(
+            seen.contains("/left-pad-for-automode-tests auth=none"),
+            "{what}: {seen}\n{}",
+            r.stderr()
+        );
+        assert!(!seen.contains("SECRET"), "{what}: {seen}");
+        // gh as itself reads its login.
+        let r = shim("gh auth token", &env);
+        assert_eq!(
+            r.stdout().trim(),
+            "gho_SECRET_LOGIN",
+            "{what}: {}",
+            r.stderr()
+        );
+        // A project script reads neither.
+        let r = shim("python3 leak.py", &env);
+        assert_eq!(r.code(), Some(0), "{what}: {}", r.stderr());
+        assert!(!r.stdout().contains("SECRET"), "{what}: {}", r.stdout());
+        assert_eq!(
+            r.stdout().matches("refused").count(),
+            2 - usize::from(namespaces),
+            "{what}: {}",
+            r.stdout()
+        );
+        // Nor gh's login with a script beside it (allowed, and run).
+        let r = shim("gh auth token; python3 leak.py", &env);
+        assert!(r.stdout().contains("refused"), "{what}: {}", r.stderr());
+        assert!(!r.stdout().contains("SECRET"), "{what}: {}", r.stdout());
+        // With sandbox.credentials naming npm, npm gets its token.
+        let env = env.with_env("AUTOMODE_SETTINGS_JSON", &settings(&["npm"]));
+        let r = shim(
+            "npm install --no-audit --no-fund left-pad-for-automode-tests",
+            &env,
+        );
+        assert_ne!(r.code(), Some(0));
+        let seen = registry.seen();
+        assert!(
+            seen.contains("auth=Bearer npm_SECRET_TOKEN"),
+            "{what}: {seen}\n{}",
+            r.stderr()
+        );
+        registry.seen.lock().unwrap().clear();
+    }
+}

@@ -78,6 +78,13 @@ pub(super) fn text() -> String {
     for line in sandbox::env::describe() {
         let _ = writeln!(out, "    {line}");
     }
+    let _ = writeln!(
+        out,
+        "  credential files a tool reads as itself, and settings read without their secrets:"
+    );
+    for line in sandbox::credentials::describe() {
+        let _ = writeln!(out, "    {line}");
+    }
     let _ = writeln!(out, "\nPrograms (how each is judged by the allow tiers):");
     for line in tools::describe() {
         let _ = writeln!(out, "  {line}");
@@ -112,6 +119,7 @@ pub(super) fn json() -> String {
             "protect": pairs(sandbox::DEFAULT_PROTECT),
             "devices": pairs(sandbox::DEVICES).into_iter().chain(pairs(sandbox::DEVICE_DIRS)).collect::<Vec<_>>(),
             "withheldEnv": sandbox::env::describe(),
+            "credentials": sandbox::credentials::describe(),
         },
         "programs": tools::describe(),
         "classifierPresets": crate::classifier::provider::preset_lines(),

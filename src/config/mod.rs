@@ -199,6 +199,9 @@ pub struct SandboxConfig {
     /// `sandbox.read`: what commands see of the home besides the built-in
     /// view (where the home is shown allow-listed).
     pub read: Vec<Sourced<String>>,
+    /// `sandbox.credentials`: the tools (`credentials::SETTINGS` and
+    /// `TOKENS` names) whose tokens the commands running them read.
+    pub credentials: Vec<Sourced<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -272,6 +275,7 @@ struct SandboxLayer {
     max_file_bytes: Option<Bytes64>,
     sockets: Option<SocketsSettings>,
     read: Option<Vec<String>>,
+    credentials: Option<Vec<String>>,
 }
 
 /// `sandbox.sockets`.
@@ -834,6 +838,7 @@ fn defaults() -> Config {
             pass_env: Vec::new(),
             sockets_allow: Vec::new(),
             read: Vec::new(),
+            credentials: Vec::new(),
             max_file_bytes: Sourced::builtin(crate::sandbox::DEFAULT_MAX_FILE_BYTES),
         },
         approval_ttl_seconds: Sourced::builtin(DEFAULT_APPROVAL_TTL_SECS),
@@ -982,6 +987,7 @@ const LOCKABLE: &[&str] = &[
     "sandbox.network",
     "sandbox.passEnv",
     "sandbox.maxFileBytes",
+    "sandbox.credentials",
 ];
 
 /// Values serde cannot check alone (ranges, the ask program, locks).
@@ -1017,6 +1023,19 @@ fn check_values(name: &str, layer: &Layer) -> Result<(), ConfigError> {
         {
             return Err(fail(format!(
                 "autoMode.askCommand must start with an absolute program path, got {p:?}"
+            )));
+        }
+    }
+    let names = crate::sandbox::credentials::names();
+    for n in layer
+        .sandbox
+        .iter()
+        .flat_map(|s| s.credentials.iter().flatten())
+    {
+        if !names.contains(&n.as_str()) {
+            return Err(fail(format!(
+                "sandbox.credentials: {n:?} is not a tool automode gives credentials to (one of: {})",
+                names.join(", ")
             )));
         }
     }
@@ -1568,6 +1587,7 @@ fn apply_sandbox(
         max_file_bytes,
         sockets,
         read,
+        credentials,
     } = layer;
     overlay(&mut cfg.mode, mode, source);
     for (key, list, given) in [
@@ -1577,6 +1597,7 @@ fn apply_sandbox(
         ("sandbox.protect", &mut cfg.protect, protect),
         ("sandbox.passEnv", &mut cfg.pass_env, pass_env),
         ("sandbox.read", &mut cfg.read, read),
+        ("sandbox.credentials", &mut cfg.credentials, credentials),
     ] {
         if let Some(v) = given {
             merge_list_locked(list, v, source, appends(key));

@@ -211,6 +211,9 @@ pub struct Namespace {
     /// Places replaced by another directory (before everything else),
     /// with the paths under them bound back first.
     pub replace: Vec<Replace>,
+    /// `(source, target)`: files bound over others, last (a settings
+    /// file's filtered copy over the original).
+    pub overlay: Vec<(PathBuf, PathBuf)>,
     pub network_off: bool,
     /// A PID namespace of the command's own (where it joins none).
     pub own_pids: bool,
@@ -436,6 +439,7 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
                 hide_files: &n.hide_files,
                 keep: &n.keep,
                 replace: &n.replace,
+                overlay: &n.overlay,
                 network_off: n.network_off,
                 own_pids: n.own_pids,
             }),
@@ -593,6 +597,7 @@ struct ReadyNamespace {
     /// `(source, target)` binds: the kept paths, then the replacements.
     keep: Vec<(CString, CString)>,
     replace: Vec<(CString, CString)>,
+    overlay: Vec<(CString, CString)>,
     network_off: bool,
     own_pids: bool,
 }
@@ -624,6 +629,10 @@ impl PreparedNamespace {
             }
             replace.push((c(&r.with)?, c(&r.at)?));
         }
+        let mut overlay = Vec::with_capacity(ns.overlay.len());
+        for (from, to) in &ns.overlay {
+            overlay.push((c(from)?, c(to)?));
+        }
         let (mut hide_dirs, mut hide_files) = (Vec::new(), Vec::new());
         for p in &ns.hide {
             let c = CString::new(p.as_os_str().as_bytes()).map_err(|_| bad("a denied path"))?;
@@ -643,6 +652,7 @@ impl PreparedNamespace {
                 hide_files,
                 keep,
                 replace,
+                overlay,
                 network_off: ns.network_off,
                 own_pids: ns.own_pids,
             }),

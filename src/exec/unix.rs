@@ -186,6 +186,8 @@ pub(crate) struct ChildNamespace<'a> {
     /// replace (both recursive, before the other mounts).
     pub keep: &'a [(CString, CString)],
     pub replace: &'a [(CString, CString)],
+    /// `(source, target)`: files bound over others, after the covers.
+    pub overlay: &'a [(CString, CString)],
     /// Also a new network namespace, with its loopback brought up.
     pub network_off: bool,
     /// Also a new PID namespace: the command's processes see only each
@@ -652,6 +654,18 @@ unsafe fn confine(c: &ChildFds<'_>) {
                 if libc::mount(
                     c"/dev/null".as_ptr(),
                     file.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND,
+                    std::ptr::null(),
+                ) != 0
+                {
+                    fail(ConfineStage::Mounts);
+                }
+            }
+            for (from, to) in ns.overlay {
+                if libc::mount(
+                    from.as_ptr(),
+                    to.as_ptr(),
                     std::ptr::null(),
                     libc::MS_BIND,
                     std::ptr::null(),

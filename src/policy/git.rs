@@ -192,6 +192,25 @@ const GLOBAL_FLAGS: &[&str] = &[
     "--info-path",
 ];
 
+/// git's subcommand in `git ARGS` (`args` excludes argv[0]): the first
+/// word after git's own options (`-C dir`, `-c key=value` …); `None`
+/// when a word before it is only known at run time or an option is one
+/// automode does not know.
+pub fn subcommand<'a>(args: &[Option<&'a str>]) -> Option<&'a str> {
+    let mut i = 0;
+    loop {
+        let a = args.get(i).copied()??;
+        if !a.starts_with('-') {
+            return Some(a);
+        }
+        i += match a {
+            "-C" | "-c" | "--namespace" | "--exec-path" | "--git-dir" | "--work-tree" => 2,
+            _ if GLOBAL_FLAGS.contains(&a) || a.contains('=') || a.starts_with("-C") => 1,
+            _ => return None,
+        };
+    }
+}
+
 /// Classify `git ARGS` (`args` excludes argv[0]).
 pub fn classify(_name: &str, args: &[Option<&str>], places: &Places) -> Class {
     let mut i = 0;

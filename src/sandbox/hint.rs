@@ -272,6 +272,11 @@ fn explain(p: &Path, plan: &Plan, cwd: &Path, asking: &Asking<'_>) -> Option<Str
     if plan.read_deny.iter().any(|d| p.starts_with(d))
         && !plan.read_keep.iter().any(|k| p.starts_with(k))
     {
+        if let Some(whose) = super::credentials::whose(p) {
+            return Some(format!(
+                "automode: this was likely refused by automode's sandbox: '{shown}' is among the secrets the sandbox keeps every command out of, for reading and writing (sandbox.readDeny), but one: {whose}. Otherwise the user runs the command themselves."
+            ));
+        }
         return Some(format!(
             "automode: this was likely refused by automode's sandbox: '{shown}' is among the secrets the sandbox keeps every command out of, for reading and writing (sandbox.readDeny). If the user wants it used, they run that command themselves."
         ));
@@ -418,7 +423,7 @@ mod tests {
     fn plan() -> Plan {
         Plan {
             write: vec![PathBuf::from("/p"), PathBuf::from("/tmp")],
-            read_deny: vec![PathBuf::from("/h/.ssh")],
+            read_deny: vec![PathBuf::from("/h/.ssh"), PathBuf::from("/h/.gnupg")],
             protect: vec![
                 PathBuf::from("/p/.git/hooks"),
                 PathBuf::from("/p/.git/config"),
@@ -488,8 +493,14 @@ mod tests {
 
     #[test]
     fn says_which_kind_of_refusal() {
-        let got = h("cat: /h/.ssh/id_ed25519: Permission denied\n").unwrap_or_default();
+        let got = h("cat: /h/.gnupg/pubring.kbx: Permission denied\n").unwrap_or_default();
         assert!(got.contains("among the secrets"), "{got}");
+        // A tool's own credentials: who reads them, and how.
+        let got = h("cat: /h/.ssh/id_ed25519: Permission denied\n").unwrap_or_default();
+        assert!(
+            got.contains("among the secrets") && got.contains("git's own"),
+            "{got}"
+        );
         let got = h("error: could not lock config file .git/config: Read-only file system\n")
             .unwrap_or_default();
         assert!(got.contains("'/p/.git/config' is protected"), "{got}");

@@ -12,6 +12,7 @@
 //! `hint.rs`; the integrity check of protected paths in `protect.rs`.
 
 pub mod cache;
+pub mod credentials;
 pub mod env;
 pub mod gitconfig;
 pub mod hint;
@@ -182,6 +183,10 @@ pub const DEFAULT_READ_DENY: &[(&str, &str)] = &[
     ("~/.gnupg", "GnuPG keys"),
     ("~/.netrc", "passwords for hosts"),
     ("~/.git-credentials", "git's stored passwords"),
+    (
+        "${XDG_CONFIG_HOME:-~/.config}/git/credentials",
+        "git's stored passwords (XDG place)",
+    ),
     ("${XDG_CONFIG_HOME:-~/.config}/gh", "GitHub CLI tokens"),
     ("${XDG_CONFIG_HOME:-~/.config}/hub", "hub tokens"),
     (
@@ -191,7 +196,16 @@ pub const DEFAULT_READ_DENY: &[(&str, &str)] = &[
     ("~/.azure", "Azure credentials"),
     ("~/.kube", "Kubernetes credentials"),
     ("~/.docker/config.json", "registry credentials"),
-    ("~/.npmrc", "npm registry tokens"),
+    (
+        "~/.npmrc",
+        "npm registry tokens (commands read it without them: credentials::SETTINGS)",
+    ),
+    ("~/.yarnrc.yml", "yarn registry tokens (likewise)"),
+    (
+        "${XDG_CONFIG_HOME:-~/.config}/pip/pip.conf",
+        "pip index passwords in URLs (likewise)",
+    ),
+    ("~/.pip/pip.conf", "pip index passwords (likewise)"),
     ("~/.pypirc", "PyPI upload tokens"),
     (
         "${CARGO_HOME:-~/.cargo}/credentials.toml",
@@ -632,6 +646,26 @@ pub struct Plan {
     /// The session's temporary directory (what `/tmp` is for the
     /// command), when `/tmp` is replaced.
     pub session_tmp: Option<PathBuf>,
+    /// Credential files this command reads although they are denied to
+    /// others (`credentials.rs`): a known program's own, run as itself,
+    /// or what `sandbox.credentials` gives; with why.
+    pub credentials: Vec<(PathBuf, String)>,
+    /// Package managers' settings files shown with their secrets taken
+    /// out (`credentials::SETTINGS`).
+    pub settings: Vec<SettingsView>,
+}
+
+/// A settings file the command reads as a filtered copy: bound over the
+/// original in the mount namespace, else named by the tool's variable.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct SettingsView {
+    /// The copy (in the session's directory).
+    pub copy: PathBuf,
+    /// The original, where the command sees the copy.
+    pub at: PathBuf,
+    /// Without a mount namespace: the variable pointing the tool at the
+    /// copy (none: the original stays denied).
+    pub variable: Option<String>,
 }
 
 impl Plan {
@@ -658,6 +692,31 @@ impl Plan {
         self.replace.clear();
         self.cover_sockets.clear();
         self.session_tmp = None;
+    }
+
+    /// Let this command read `path` (a credential file of its own):
+    /// out of the denied and covered sets. Returns whether it was denied.
+    pub fn release(&mut self, path: &Path, why: &str) -> bool {
+        let before = self.read_deny.len();
+        self.read_deny.retain(|d| !d.starts_with(path));
+        self.hide.retain(|d| !d.starts_with(path));
+        let released = self.read_deny.len() != before;
+        if released {
+            self.credentials.push((path.to_path_buf(), why.to_string()));
+        }
+        released
+    }
+
+    /// The variables the command gets set (settings copies named by
+    /// their tool's variable, where no mount namespace shows them).
+    pub fn set_env(&self) -> Vec<(String, String)> {
+        if self.namespace {
+            return Vec::new();
+        }
+        self.settings
+            .iter()
+            .filter_map(|s| Some((s.variable.clone()?, s.copy.to_string_lossy().into_owned())))
+            .collect()
     }
 }
 
@@ -825,6 +884,7 @@ impl std::fmt::Debug for ConfigKey<'_> {
             max_file_bytes,
             sockets_allow,
             read,
+            credentials,
         } = self.0;
         list(f, "write", write, DEFAULT_WRITE.iter().map(|(p, _)| *p))?;
         list(
@@ -848,6 +908,7 @@ impl std::fmt::Debug for ConfigKey<'_> {
         list(f, "passEnv", pass_env, std::iter::empty())?;
         list(f, "socketsAllow", sockets_allow, std::iter::empty())?;
         list(f, "read", read, std::iter::empty())?;
+        list(f, "credentials", credentials, std::iter::empty())?;
         list(
             f,
             "networkAllow",

@@ -261,6 +261,7 @@ pub fn grants(plan: &Plan) -> Vec<Grant> {
     // What a command may write it may read.
     let mut keep = plan.read_keep.clone();
     keep.extend(plan.write.iter().cloned());
+    keep.extend(plan.settings.iter().map(|s| s.copy.clone()));
     keep.extend(plan.extra_write.iter().map(|(p, _)| p.clone()));
     cover(
         Path::new("/"),
@@ -416,6 +417,17 @@ impl Builder {
             out.push(Grant::new(r.clone(), read_rights(), None));
         }
         self.add(out)
+    }
+
+    /// Grant reading these paths too (a credential file given to this
+    /// command, a settings copy), wherever they are.
+    pub fn add_reads(&mut self, paths: &[PathBuf]) -> Result<(), String> {
+        self.add(
+            paths
+                .iter()
+                .map(|p| Grant::new(p.clone(), read_rights(), None))
+                .collect(),
+        )
     }
 
     fn add(&mut self, grants: Vec<Grant>) -> Result<(), String> {

@@ -279,7 +279,7 @@ fn start(session: &Session) -> Result<Arc<Filter>, String> {
     let loaded = Loaded::read(session)?;
     // Grants were for the commands of the filter before this one.
     let _ = std::fs::remove_dir_all(session.grants_dir());
-    let ports = capture_ports(&loaded.list);
+    let ports = capture_ports(&loaded.list, &loaded.settings.host_ports);
     let (mine, theirs) = UnixStream::pair().map_err(|e| format!("socketpair: {e}"))?;
     let csv: Vec<String> = ports.iter().map(u16::to_string).collect();
     let child = std::process::Command::new("/proc/self/exe")
@@ -373,13 +373,16 @@ fn wait_start_ticks(pid: i32) -> u64 {
 
 /// The ports the filter listens on at every address: every port an
 /// allow-list entry names.
-fn capture_ports(list: &AllowList) -> Vec<u16> {
+fn capture_ports(list: &AllowList, host_ports: &[u16]) -> Vec<u16> {
     let mut p = list.ports();
     for w in allow::WEB_PORTS {
         if !p.contains(w) {
             p.push(*w);
         }
     }
+    // A listed host port is the host's service on loopback (a registry a
+    // tool's settings name, say): its relay listens there instead.
+    p.retain(|x| !host_ports.contains(x));
     p.sort_unstable();
     p
 }
