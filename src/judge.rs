@@ -1023,13 +1023,41 @@ impl Judge {
                     policy::Tier::Disabled | policy::Tier::Contained | policy::Tier::Harness
                 )
         });
+        let rows = credentials::owned_by(allowed, runs.as_deref());
+        let names: Vec<String> = self
+            .config
+            .sandbox
+            .credentials
+            .iter()
+            .map(|c| c.value.clone())
+            .collect();
+        let programs: Vec<&str> = analysis
+            .map(|a| a.commands.iter().filter_map(|c| c.base_name()).collect())
+            .unwrap_or_default();
+        let configured = credentials::configured(&names, &programs);
+        // Every template this needs, expanded at once: the owned rows',
+        // the configured ones', the settings files'.
+        let templates: Vec<&str> = rows
+            .iter()
+            .flat_map(|r| r.paths.iter().copied())
+            .chain(configured.iter().map(|(_, t)| *t))
+            .chain(credentials::SETTINGS.iter().map(|s| s.path))
+            .collect();
+        let expanded: Vec<(&str, PathBuf)> = owned.with(|inputs| {
+            templates
+                .iter()
+                .filter_map(|t| Some((*t, inputs.expand.path(t)?)))
+                .filter(|(_, p)| std::fs::symlink_metadata(p).is_ok())
+                .collect()
+        });
         let existing = |template: &str| {
-            owned
-                .with(|inputs| inputs.expand.path(template))
-                .filter(|p| std::fs::symlink_metadata(p).is_ok())
+            expanded
+                .iter()
+                .find(|(t, _)| *t == template)
+                .map(|(_, p)| p.clone())
         };
         let mut given: Vec<(PathBuf, String)> = Vec::new();
-        for row in credentials::owned_by(allowed, runs.as_deref()) {
+        for row in rows {
             for t in row.paths {
                 if let Some(p) = existing(t) {
                     given.push((
@@ -1050,17 +1078,7 @@ impl Judge {
         {
             given.clear();
         }
-        let names: Vec<String> = self
-            .config
-            .sandbox
-            .credentials
-            .iter()
-            .map(|c| c.value.clone())
-            .collect();
-        let programs: Vec<&str> = analysis
-            .map(|a| a.commands.iter().filter_map(|c| c.base_name()).collect())
-            .unwrap_or_default();
-        for (name, t) in credentials::configured(&names, &programs) {
+        for (name, t) in configured {
             if let Some(p) = existing(t) {
                 given.push((p, format!("sandbox.credentials names {name}")));
             }

@@ -62,9 +62,15 @@ fn session_lock(env: &Env, id: &str) -> PathBuf {
 }
 
 /// Does process `pid` have children right now?
+/// Does the shim have a child other than its PID namespace's first
+/// process (which lingers up to a tick after the command)?
 fn has_children(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-        .is_ok_and(|c| !c.trim().is_empty())
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).is_ok_and(|c| {
+        c.split_whitespace().any(|child| {
+            std::fs::read_to_string(format!("/proc/{child}/comm"))
+                .is_ok_and(|comm| comm.trim() != "automode-pid1")
+        })
+    })
 }
 
 #[test]

@@ -418,10 +418,7 @@ pub fn owned_by<'a>(allowed: bool, runs: Option<&[Run<'a>]>) -> Vec<&'static Own
 
 /// The files `sandbox.credentials` gives a command running `programs`:
 /// (the name, the template).
-pub fn configured<'a>(names: &[String], programs: &[&str]) -> Vec<(&'a str, &'static str)>
-where
-    'static: 'a,
-{
+pub fn configured(names: &[String], programs: &[&str]) -> Vec<(&'static str, &'static str)> {
     let mut out = Vec::new();
     for s in SETTINGS {
         if names.iter().any(|n| n == s.name) && s.programs.iter().any(|p| programs.contains(p)) {
