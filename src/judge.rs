@@ -912,8 +912,10 @@ impl Judge {
             }
             _ => None,
         };
+        let mut view_reads: Vec<PathBuf> = Vec::new();
         // A tool's own credentials, for that tool; the package managers'
         // settings without their secrets.
+        // (Shown in the home's view: given files, settings files' places.)
         let shown = self.tool_credentials(
             &mut plan,
             &owned,
@@ -946,6 +948,7 @@ impl Judge {
             let mut home_read = expand(&self.config.sandbox.read);
             home_read.extend(shown.iter().cloned());
             let home_read = Some(home_read);
+            let carved = plan.carved();
             sandbox::views::apply(
                 &mut plan,
                 self.places.home.as_deref(),
@@ -960,6 +963,23 @@ impl Judge {
             );
             if !plan.replace.is_empty() || !plan.cover_sockets.is_empty() {
                 plan.namespace = true;
+            }
+            // What the home's view binds back is read where it is: Landlock
+            // does not look at the home the view hides, so a rule on an
+            // ancestor the ruleset carved would not reach it (a kept path
+            // with a carved secret inside keeps the carve's own rules).
+            let home = self
+                .places
+                .home
+                .as_deref()
+                .and_then(|h| h.canonicalize().ok());
+            for r in plan.replace.iter().filter(|r| Some(&r.at) == home.as_ref()) {
+                view_reads.extend(
+                    r.keep
+                        .iter()
+                        .filter(|k| !carved.iter().any(|c| c.starts_with(k)))
+                        .cloned(),
+                );
             }
             let tmp = sandbox::views::session_tmp(session_dir);
             if plan.replace.iter().any(|r| r.with == tmp) {
@@ -977,9 +997,13 @@ impl Judge {
         roots.extend(plan.extra_write.iter().map(|(p, _)| p.clone()));
         // Released credentials and the settings copies are read where
         // the base ruleset carved them out.
-        let reads: Vec<PathBuf> = shown
-            .into_iter()
+        // (Never a settings file's original: its copy is what is read.)
+        let reads: Vec<PathBuf> = plan
+            .credentials
+            .iter()
+            .map(|(p, _)| p.clone())
             .chain(plan.settings.iter().map(|s| s.copy.clone()))
+            .chain(view_reads)
             .collect();
         let ruleset = ruleset.and_then(|mut b| {
             made?;
@@ -1085,8 +1109,13 @@ impl Judge {
         }
         let mut shown = Vec::new();
         for (p, why) in given {
-            if plan.release(&p, &why) {
-                shown.push(p);
+            // The denied set holds where a file really is (a link's target).
+            let real = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
+            if plan.release(&real, &why) {
+                if real != p {
+                    shown.push(p);
+                }
+                shown.push(real);
             }
         }
         // The settings files not given whole: a filtered copy each.
@@ -1094,7 +1123,9 @@ impl Judge {
             return shown;
         };
         for (i, row) in credentials::SETTINGS.iter().enumerate() {
-            let Some(at) = existing(row.path) else {
+            // Where the file really is (a dotfiles symlink's target): what
+            // the home's view binds back, and what the cover covers.
+            let Some(at) = existing(row.path).and_then(|p| std::fs::canonicalize(p).ok()) else {
                 continue;
             };
             if shown.iter().any(|s| at.starts_with(s)) {
@@ -1117,6 +1148,9 @@ impl Judge {
                     continue;
                 }
             }
+            // Not covered: the copy is bound there instead.
+            // The home's view shows it at its place, and a link to it too.
+            shown.extend(existing(row.path).filter(|p| *p != at));
             plan.hide.retain(|h| *h != at);
             shown.push(at.clone());
             plan.settings.push(sandbox::SettingsView {

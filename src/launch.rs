@@ -344,6 +344,11 @@ fn confinement(
                         .iter()
                         .filter_map(|k| Some((k.clone(), r.mount_point(k)?)))
                         .collect(),
+                    read_only: r
+                        .read_only
+                        .iter()
+                        .filter_map(|k| r.mount_point(k))
+                        .collect(),
                 })
                 .collect(),
             overlay: plan

@@ -604,7 +604,17 @@ fn host_sockets_and_tmp_are_out_of_reach() {
     write(&host.path().join("notes.txt"), "host tmp\n");
     let blocked = host_socket(&host.path().join("agent.sock"));
     let listed = host_socket(&host.path().join("db.sock"));
-    let env = Env::supervision_only().with_env(
+    // A PATH directory under the host's /tmp: bound back, read-only
+    // (the session's /tmp around it is writable).
+    write(&host.path().join("bin/tool"), "#!/bin/sh\necho tool ran\n");
+    std::fs::set_permissions(
+        host.path().join("bin/tool"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let mut env = Env::supervision_only();
+    env.path = format!("{h}/bin:{}", env.path);
+    let env = env.with_env(
         "AUTOMODE_SETTINGS_JSON",
         &json!({"autoMode": {"enabled": false},
                 "sandbox": {"sockets": {"allow": [format!("{h}/db.sock")]}}})
@@ -615,6 +625,13 @@ fn host_sockets_and_tmp_are_out_of_reach() {
             "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{path}'); s.sendall(b'sent')\""
         )
     };
+    let r = run(&mut env.script(&format!("tool; echo evil > {h}/bin/tool")));
+    assert!(r.stdout().contains("tool ran"), "{}", r.stderr());
+    assert_ne!(r.code(), Some(0));
+    assert_eq!(
+        read(&host.path().join("bin/tool")),
+        "#!/bin/sh\necho tool ran\n"
+    );
     // The host's /tmp and a socket in it.
     let r = run(&mut env.script(&format!("cat {h}/notes.txt")));
     assert_ne!(r.code(), Some(0));
@@ -827,6 +844,11 @@ fn the_home_shows_only_what_builds_need() {
         read(&env.home.join(".gitconfig")),
         "[user]\n\tname = Home User\n"
     );
+    // A dotfile linked into a dotfiles repository is there, linked.
+    write(&env.home.join("dotfiles/editorconfig"), "root = true\n");
+    std::os::unix::fs::symlink("dotfiles/editorconfig", env.home.join(".editorconfig")).unwrap();
+    let r = run(&mut env.script(&format!("cat {h}/.editorconfig")));
+    assert_eq!(r.stdout(), "root = true\n", "{}", r.stderr());
     let r = run(env.automode().arg("status"));
     assert!(r.stdout().contains("home: allow-listed"), "{}", r.stdout());
     // Without user namespaces (fresh state): the deny table; status says

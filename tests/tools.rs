@@ -305,7 +305,9 @@ fn tools_read_their_own_settings_and_logins_and_scripts_do_not() {
         let npmrc = format!(
             "registry=http://127.0.0.1:{port}/\n//127.0.0.1:{port}/:_authToken=npm_SECRET_TOKEN\n"
         );
-        write(&env.home.join(".npmrc"), &npmrc);
+        // Kept in a dotfiles repository, linked from the home.
+        write(&env.home.join("dotfiles/npmrc"), &npmrc);
+        std::os::unix::fs::symlink("dotfiles/npmrc", env.home.join(".npmrc")).unwrap();
         write(
             &env.root().join("config/gh/hosts.yml"),
             "github.com:\n    oauth_token: gho_SECRET_LOGIN\n    user: someone\n    git_protocol: https\n",
@@ -317,7 +319,7 @@ fn tools_read_their_own_settings_and_logins_and_scripts_do_not() {
         write(
             &env.work.join("leak.py"),
             &format!(
-                "import os\nfor p in ['{h}/.npmrc', '{c}/gh/hosts.yml']:\n    try:\n        print(open(p).read())\n    except OSError as e:\n        print('refused', p, e.errno)\n",
+                "import os\nfor p in ['{h}/.npmrc', '{h}/dotfiles/npmrc', '{c}/gh/hosts.yml']:\n    try:\n        print(open(p).read())\n    except OSError as e:\n        print('refused', p, e.errno)\n",
                 h = env.home.display(),
                 c = env.root().join("config").display()
             ),
@@ -365,7 +367,8 @@ fn tools_read_their_own_settings_and_logins_and_scripts_do_not() {
         assert!(!r.stdout().contains("SECRET"), "{what}: {}", r.stdout());
         assert_eq!(
             r.stdout().matches("refused").count(),
-            2 - usize::from(namespaces),
+            // The settings read filtered where the namespace shows them.
+            if namespaces { 1 } else { 3 },
             "{what}: {}",
             r.stdout()
         );

@@ -211,8 +211,8 @@ pub struct Namespace {
     /// Places replaced by another directory (before everything else),
     /// with the paths under them bound back first.
     pub replace: Vec<Replace>,
-    /// `(source, target)`: files bound over others, last (a settings
-    /// file's filtered copy over the original).
+    /// `(source, target)`: files bound over others, before the covers (a
+    /// settings file's filtered copy over the original).
     pub overlay: Vec<(PathBuf, PathBuf)>,
     pub network_off: bool,
     /// A PID namespace of the command's own (where it joins none).
@@ -226,6 +226,8 @@ pub struct Replace {
     pub at: PathBuf,
     pub with: PathBuf,
     pub keep: Vec<(PathBuf, PathBuf)>,
+    /// Mount points of `keep` remounted read-only.
+    pub read_only: Vec<PathBuf>,
 }
 
 /// Why we ended the command ourselves.
@@ -438,6 +440,7 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
                 hide_dirs: &n.hide_dirs,
                 hide_files: &n.hide_files,
                 keep: &n.keep,
+                keep_read_only: &n.keep_read_only,
                 replace: &n.replace,
                 overlay: &n.overlay,
                 network_off: n.network_off,
@@ -596,6 +599,7 @@ struct ReadyNamespace {
     hide_files: Vec<CString>,
     /// `(source, target)` binds: the kept paths, then the replacements.
     keep: Vec<(CString, CString)>,
+    keep_read_only: Vec<(CString, libc::c_ulong)>,
     replace: Vec<(CString, CString)>,
     overlay: Vec<(CString, CString)>,
     network_off: bool,
@@ -623,9 +627,13 @@ impl PreparedNamespace {
             CString::new(p.as_os_str().as_bytes()).map_err(|_| bad("a replaced place"))
         };
         let (mut keep, mut replace) = (Vec::new(), Vec::new());
+        let mut keep_read_only = Vec::new();
         for r in &ns.replace {
             for (from, to) in &r.keep {
                 keep.push((c(from)?, c(to)?));
+                if r.read_only.contains(to) {
+                    keep_read_only.push((c(to)?, kept_mount_flags(from)));
+                }
             }
             replace.push((c(&r.with)?, c(&r.at)?));
         }
@@ -651,6 +659,7 @@ impl PreparedNamespace {
                 hide_dirs,
                 hide_files,
                 keep,
+                keep_read_only,
                 replace,
                 overlay,
                 network_off: ns.network_off,

@@ -185,8 +185,11 @@ pub(crate) struct ChildNamespace<'a> {
     /// then the replacing directories bound over the places they
     /// replace (both recursive, before the other mounts).
     pub keep: &'a [(CString, CString)],
+    /// Kept mount points remounted read-only (with the flags their mount
+    /// must keep), before the replacing directories are bound.
+    pub keep_read_only: &'a [(CString, libc::c_ulong)],
     pub replace: &'a [(CString, CString)],
-    /// `(source, target)`: files bound over others, after the covers.
+    /// `(source, target)`: files bound over others, before the covers.
     pub overlay: &'a [(CString, CString)],
     /// Also a new network namespace, with its loopback brought up.
     pub network_off: bool,
@@ -595,15 +598,34 @@ unsafe fn confine(c: &ChildFds<'_>) {
                 fail(ConfineStage::Mounts);
             }
             done(applied::NAMESPACE);
-            for (from, to) in ns.keep.iter().chain(ns.replace) {
-                if libc::mount(
+            let bind = |from: &CString, to: &CString| {
+                libc::mount(
                     from.as_ptr(),
                     to.as_ptr(),
                     std::ptr::null(),
                     libc::MS_BIND | libc::MS_REC,
                     std::ptr::null(),
+                ) == 0
+            };
+            for (from, to) in ns.keep {
+                if !bind(from, to) {
+                    fail(ConfineStage::Mounts);
+                }
+            }
+            for (to, kept) in ns.keep_read_only {
+                if libc::mount(
+                    std::ptr::null(),
+                    to.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | kept,
+                    std::ptr::null(),
                 ) != 0
                 {
+                    fail(ConfineStage::Mounts);
+                }
+            }
+            for (from, to) in ns.replace {
+                if !bind(from, to) {
                     fail(ConfineStage::Mounts);
                 }
             }
@@ -638,6 +660,20 @@ unsafe fn confine(c: &ChildFds<'_>) {
                     fail(ConfineStage::Mounts);
                 }
             }
+            // Before the covers: a copy's source may lie in a covered
+            // directory (automode's own state).
+            for (from, to) in ns.overlay {
+                if libc::mount(
+                    from.as_ptr(),
+                    to.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND,
+                    std::ptr::null(),
+                ) != 0
+                {
+                    fail(ConfineStage::Mounts);
+                }
+            }
             for dir in ns.hide_dirs {
                 if libc::mount(
                     c"none".as_ptr(),
@@ -654,18 +690,6 @@ unsafe fn confine(c: &ChildFds<'_>) {
                 if libc::mount(
                     c"/dev/null".as_ptr(),
                     file.as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_BIND,
-                    std::ptr::null(),
-                ) != 0
-                {
-                    fail(ConfineStage::Mounts);
-                }
-            }
-            for (from, to) in ns.overlay {
-                if libc::mount(
-                    from.as_ptr(),
-                    to.as_ptr(),
                     std::ptr::null(),
                     libc::MS_BIND,
                     std::ptr::null(),

@@ -1216,7 +1216,12 @@ fn choose_namespace(plan: &mut Plan, home_entries: usize) {
     let big_home = home_entries > BIG_HOME_ENTRIES
         && plan.user_namespaces
         && plan.protect_mode != ProtectMode::Restore;
-    plan.namespace = binds || big_home || plan.network == Network::Deny;
+    // Where a user namespace can be made every command gets one (the
+    // home's view, the session's /tmp: views.rs): the secrets are then
+    // covered there, never carved, because Landlock does not look at the
+    // mount point a replaced place hides, and a carved ancestor of the
+    // home would leave its view unreadable.
+    plan.namespace = binds || big_home || plan.network == Network::Deny || plan.user_namespaces;
     if !plan.namespace {
         plan.pin.clear();
     }

@@ -105,6 +105,16 @@ pub struct Replace {
     pub with: PathBuf,
     /// Paths under `at` bound back at their place (outermost only).
     pub keep: Vec<PathBuf>,
+    /// Symbolic links under `at` made again in `with` (a dotfile that
+    /// links into a dotfiles repository: its target is kept): `(link,
+    /// target as the link reads)`.
+    #[serde(default)]
+    pub links: Vec<(PathBuf, PathBuf)>,
+    /// Kept paths bound read-only: neither a write root nor holding one
+    /// (the replacing directory may be writable, as the session's /tmp
+    /// is, and Landlock would grant writing through it).
+    #[serde(default)]
+    pub read_only: Vec<PathBuf>,
     pub why: String,
 }
 
@@ -145,6 +155,15 @@ pub fn session_tmp(session_dir: &Path) -> PathBuf {
 /// a writable tree).
 pub fn apply(plan: &mut super::Plan, home: Option<&Path>, inp: &Inputs<'_>) {
     let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+    // What a command may write (or connect to) where it is.
+    let mut writable: Vec<PathBuf> = plan
+        .write
+        .iter()
+        .chain(plan.extra_write.iter().map(|(p, _)| p))
+        .cloned()
+        .collect();
+    writable.extend(inp.allow.iter().filter_map(|p| canonical(p)));
+    writable.extend(inp.ssh_auth_sock.and_then(canonical));
     // What must stay visible where it is.
     let mut needed: Vec<PathBuf> = plan
         .write
@@ -194,15 +213,27 @@ pub fn apply(plan: &mut super::Plan, home: Option<&Path>, inp: &Inputs<'_>) {
     }
     // The home, last: its view keeps what the places above do not cover.
     let home = home.and_then(canonical);
+    let mut links: Vec<(PathBuf, PathBuf)> = Vec::new();
     if let (Some(h), Some(extra)) = (&home, &inp.home_read)
         && !places.iter().any(|(p, _, _)| h.starts_with(p))
     {
-        for (rel, _) in HOME_READ {
-            if let Some(p) = canonical(&h.join(rel)) {
-                needed.push(p);
+        let shown = HOME_READ
+            .iter()
+            .map(|(rel, _)| h.join(rel))
+            .chain(extra.iter().cloned());
+        for p in shown {
+            let Some(target) = canonical(&p) else {
+                continue;
+            };
+            // A link in the home itself is made again in the view.
+            if p.starts_with(h)
+                && p != target
+                && let Ok(to) = std::fs::read_link(&p)
+            {
+                links.push((p, to));
             }
+            needed.push(target);
         }
-        needed.extend(extra.iter().filter_map(|p| canonical(p)));
         places.push((
             h.clone(),
             inp.session_dir.join("home"),
@@ -227,10 +258,29 @@ pub fn apply(plan: &mut super::Plan, home: Option<&Path>, inp: &Inputs<'_>) {
             .filter(|k| !keep.iter().any(|o| o != *k && k.starts_with(o)))
             .cloned()
             .collect();
+        let made: Vec<(PathBuf, PathBuf)> = links
+            .iter()
+            .filter(|(l, _)| l.starts_with(&at) && !outermost.iter().any(|k| l.starts_with(k)))
+            .cloned()
+            .collect();
+        // (A write root this place replaces, `/tmp` itself, does not make
+        // what is kept inside it writable.)
+        let read_only: Vec<PathBuf> = outermost
+            .iter()
+            .filter(|k| {
+                !writable
+                    .iter()
+                    .filter(|w| !at.starts_with(w))
+                    .any(|w| k.starts_with(w) || w.starts_with(k))
+            })
+            .cloned()
+            .collect();
         plan.replace.push(Replace {
             at,
             with,
             keep: outermost,
+            links: made,
+            read_only,
             why: why.to_string(),
         });
     }
@@ -273,6 +323,19 @@ pub fn prepare(replace: &[Replace]) -> Result<(), String> {
                     })
             };
             made.map_err(|e| format!("cannot make {}: {e}", point.display()))?;
+        }
+        for (link, to) in &r.links {
+            let Some(at) = r.mount_point(link) else {
+                continue;
+            };
+            if std::fs::read_link(&at).is_ok_and(|t| t == *to) {
+                continue;
+            }
+            let _ = std::fs::remove_file(&at);
+            at.parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::os::unix::fs::symlink(to, &at))
+                .map_err(|e| format!("cannot make {}: {e}", at.display()))?;
         }
     }
     Ok(())
