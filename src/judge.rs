@@ -968,11 +968,7 @@ impl Judge {
             // does not look at the home the view hides, so a rule on an
             // ancestor the ruleset carved would not reach it (a kept path
             // with a carved secret inside keeps the carve's own rules).
-            let home = self
-                .places
-                .home
-                .as_deref()
-                .and_then(|h| h.canonicalize().ok());
+            let home = self.places.home.as_deref().and_then(sandbox::existing);
             for r in plan.replace.iter().filter(|r| Some(&r.at) == home.as_ref()) {
                 view_reads.extend(
                     r.keep
@@ -1071,7 +1067,7 @@ impl Judge {
             templates
                 .iter()
                 .filter_map(|t| Some((*t, inputs.expand.path(t)?)))
-                .filter(|(_, p)| std::fs::symlink_metadata(p).is_ok())
+                .filter(|(_, p)| sandbox::existing(p).is_some())
                 .collect()
         });
         let existing = |template: &str| {
@@ -1110,7 +1106,7 @@ impl Judge {
         let mut shown = Vec::new();
         for (p, why) in given {
             // The denied set holds where a file really is (a link's target).
-            let real = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
+            let real = sandbox::existing(&p).unwrap_or_else(|| p.clone());
             if plan.release(&real, &why) {
                 if real != p {
                     shown.push(p);
@@ -1125,7 +1121,7 @@ impl Judge {
         for (i, row) in credentials::SETTINGS.iter().enumerate() {
             // Where the file really is (a dotfiles symlink's target): what
             // the home's view binds back, and what the cover covers.
-            let Some(at) = existing(row.path).and_then(|p| std::fs::canonicalize(p).ok()) else {
+            let Some(at) = existing(row.path).and_then(|p| sandbox::existing(&p)) else {
                 continue;
             };
             if shown.iter().any(|s| at.starts_with(s)) {

@@ -154,7 +154,9 @@ pub fn session_tmp(session_dir: &Path) -> PathBuf {
 /// A place holding the home is left as it is (the home is not bound into
 /// a writable tree).
 pub fn apply(plan: &mut super::Plan, home: Option<&Path>, inp: &Inputs<'_>) {
-    let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+    // Each directory on the way looked at once, the home's names from
+    // one listing of it (this runs before every command).
+    let canonical = |p: &Path| super::existing(p);
     // What a command may write (or connect to) where it is.
     let mut writable: Vec<PathBuf> = plan
         .write
