@@ -1034,7 +1034,23 @@ impl Judge {
         will_run: bool,
     ) -> Vec<PathBuf> {
         use sandbox::credentials;
-        let runs = analysis.and_then(|a| credential_runs(a, &self.places));
+        // A program on PATH outside every place a command may write.
+        let path = owned.var("PATH").unwrap_or_default();
+        let trusted = |name: &str| {
+            std::env::split_paths(&path)
+                .filter(|d| d.is_absolute())
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+                .and_then(|p| sandbox::existing(&p))
+                .is_some_and(|p| {
+                    !plan
+                        .write
+                        .iter()
+                        .chain(plan.extra_write.iter().map(|(w, _)| w))
+                        .any(|w| p.starts_with(w))
+                })
+        };
+        let runs = analysis.and_then(|a| credential_runs(a, &self.places, &trusted));
         // Allowed by a tier that looked at the command itself.
         let allowed = verdict.is_some_and(|v| {
             v.decision == Decision::Allow
@@ -1052,7 +1068,13 @@ impl Judge {
             .map(|c| c.value.clone())
             .collect();
         let programs: Vec<&str> = analysis
-            .map(|a| a.commands.iter().filter_map(|c| c.base_name()).collect())
+            .map(|a| {
+                a.commands
+                    .iter()
+                    .filter_map(|c| c.name())
+                    .filter(|n| !n.contains('/') && trusted(n))
+                    .collect()
+            })
             .unwrap_or_default();
         let configured = credentials::configured(&names, &programs);
         // Every template this needs, expanded at once: the owned rows',
@@ -1124,7 +1146,20 @@ impl Judge {
             let Some(at) = existing(row.path).and_then(|p| sandbox::existing(&p)) else {
                 continue;
             };
-            if shown.iter().any(|s| at.starts_with(s)) {
+            // Never a file a command could have linked it to: one in a
+            // writable place, or another secret (the copy is made by us,
+            // outside the sandbox).
+            let raw = existing(row.path).unwrap_or_default();
+            if shown.iter().any(|s| at.starts_with(s))
+                || plan
+                    .write
+                    .iter()
+                    .chain(plan.extra_write.iter().map(|(w, _)| w))
+                    .any(|w| at.starts_with(w))
+                || plan.read_deny.iter().any(|d| {
+                    at.starts_with(d) && *d != at && sandbox::existing(&raw).as_ref() != Some(d)
+                })
+            {
                 continue;
             }
             let copy = credentials::copy_path(dir, i);
@@ -1814,6 +1849,7 @@ const GIT_COMPANIONS: &[&str] = &[
 fn credential_runs<'a>(
     a: &'a shell::analysis::Analysis,
     places: &'a Places,
+    trusted: &dyn Fn(&str) -> bool,
 ) -> Option<Vec<sandbox::credentials::Run<'a>>> {
     if a.opaque.is_some() {
         return None;
@@ -1830,13 +1866,40 @@ fn credential_runs<'a>(
             } else {
                 args.iter().flatten().find(|w| !w.starts_with('-')).copied()
             };
+            // An owner only by its bare name, found on PATH outside every
+            // writable place (`./bin/git` is a script with git's name),
+            // run directly, and without an option that points it at
+            // other configuration or a repository elsewhere (`git -C sub`,
+            // `kubectl --kubeconfig=./kc`, where code the agent wrote runs).
+            let elsewhere = args.iter().any(|w| {
+                w.is_none_or(|w| {
+                    w.contains("config")
+                        || matches!(w, "-C" | "-c" | "--git-dir" | "--work-tree" | "--exec-path")
+                        || w.starts_with("--git-dir=")
+                        || w.starts_with("--work-tree=")
+                        || w.starts_with("--exec-path=")
+                        || (name == "git" && w.starts_with("-C"))
+                })
+            });
+            let owner = c.name() == Some(name) && c.via.is_empty() && !elsewhere && trusted(name);
             Some(sandbox::credentials::Run {
-                program: name,
+                program: if owner { name } else { "" },
                 subcommand,
-                harmless: matches!(
-                    class,
-                    policy::tools::Class::ReadOnly | policy::tools::Class::Neutral
-                ),
+                // Reads and prints, or a shell builtin that runs nothing
+                // (not `xargs`, `eval`, `bash -c`: they run other code).
+                harmless: matches!(class, policy::tools::Class::ReadOnly)
+                    || (matches!(class, policy::tools::Class::Neutral)
+                        && matches!(
+                            name,
+                            "cd" | "echo"
+                                | "printf"
+                                | "true"
+                                | "false"
+                                | "test"
+                                | "["
+                                | ":"
+                                | "pwd"
+                        )),
             })
         })
         .collect()
@@ -1877,6 +1940,32 @@ mod tests {
 
     fn fd() -> std::os::fd::OwnedFd {
         std::fs::File::open("/dev/null").unwrap().into()
+    }
+
+    #[test]
+    fn only_a_trusted_program_by_its_bare_name_owns_credentials() {
+        let places = Places {
+            cwd: PathBuf::from("/tmp"),
+            ..Places::default()
+        };
+        let owners = |script: &str, trusted: bool| -> Vec<String> {
+            let a = shell::analyze_unguarded(script);
+            let runs = credential_runs(&a, &places, &|_| trusted).unwrap_or_default();
+            sandbox::credentials::owned_by(true, Some(&runs))
+                .iter()
+                .map(|r| r.programs[0].to_string())
+                .collect()
+        };
+        assert_eq!(owners("gh pr view 1 | head -n 3", true), ["gh"]);
+        assert_eq!(owners("git fetch origin", true), ["git"]);
+        // A script with the tool's name, or one found in a writable place.
+        assert!(owners("./bin/git fetch", true).is_empty());
+        assert!(owners("gh pr view 1", false).is_empty());
+        // Pointed elsewhere, or beside code that runs.
+        assert!(owners("git -C sub fetch", true).is_empty());
+        assert!(owners("kubectl --kubeconfig=./kc get pods", true).is_empty());
+        assert!(owners("gh pr list; python3 -c 'print(1)'", true).is_empty());
+        assert!(owners("gh pr list | xargs echo", true).is_empty());
     }
 
     #[test]

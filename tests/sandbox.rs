@@ -1539,3 +1539,44 @@ fn a_confined_network_shuts_the_ways_around_it() {
     assert!(!r.stdout().contains("io_uring EPERM"), "{}", r.stdout());
     assert_eq!(last_confinement(&open)["seccomp"], false);
 }
+
+/// A project inside the home (the usual place) is seen through the
+/// home's view; its protected paths stay read-only by a relative path
+/// too (the command works in the view, not under it), in a later command
+/// of the session as in the first.
+#[test]
+fn protected_paths_hold_by_relative_path_in_a_project_in_the_home() {
+    if !landlock_or_skip("project in the home") {
+        return;
+    }
+    let env = Env::supervision_only();
+    let project = env.home.join("code/app");
+    std::fs::create_dir_all(&project).unwrap();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&project)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    let config = read(&project.join(".git/config"));
+    for _ in 0..2 {
+        let mut c = env.script(
+            "echo evil > .git/hooks/pre-commit; echo evil >> .git/config; echo ok > notes.txt",
+        );
+        c.current_dir(&project);
+        let r = run(&mut c);
+        assert_eq!(
+            r.stderr().matches("Read-only file system").count(),
+            2,
+            "{}",
+            r.stderr()
+        );
+        assert!(!project.join(".git/hooks/pre-commit").exists());
+        assert_eq!(read(&project.join(".git/config")), config);
+        assert_eq!(read(&project.join("notes.txt")), "ok\n");
+    }
+}

@@ -433,6 +433,7 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
             .as_ref()
             .and_then(|p| p.namespace.as_ref())
             .map(|n| unix::ChildNamespace {
+                cwd: &n.cwd,
                 uid_map: &n.uid_map,
                 gid_map: &n.gid_map,
                 read_only: &n.read_only,
@@ -591,6 +592,7 @@ struct PreparedNamespace {
 }
 
 struct ReadyNamespace {
+    cwd: CString,
     uid_map: CString,
     gid_map: CString,
     read_only: Vec<(CString, libc::c_ulong)>,
@@ -652,6 +654,12 @@ impl PreparedNamespace {
         }
         Ok(PreparedNamespace {
             namespace: Some(ReadyNamespace {
+                cwd: std::env::current_dir()
+                    .map_err(|e| ExecError::Os(format!("the working directory: {e}")))
+                    .and_then(|d| {
+                        CString::new(d.as_os_str().as_bytes())
+                            .map_err(|_| bad("the working directory"))
+                    })?,
                 uid_map: CString::new(format!("{uid} {uid} 1")).map_err(|_| bad("uid_map"))?,
                 gid_map: CString::new(format!("{gid} {gid} 1")).map_err(|_| bad("gid_map"))?,
                 read_only,

@@ -169,6 +169,11 @@ pub(crate) struct ChildConfinement<'a> {
 /// A private mount namespace in a new user namespace.
 #[derive(Debug)]
 pub(crate) struct ChildNamespace<'a> {
+    /// The working directory, entered again by its path once everything
+    /// is mounted: the one inherited is the directory under the binds
+    /// (a project under the home's view), where a relative path would
+    /// miss them (`.git/hooks` bound read-only).
+    pub cwd: &'a CString,
     /// `"<uid> <uid> 1"`, `"<gid> <gid> 1"`: the same ids inside.
     pub uid_map: &'a CString,
     pub gid_map: &'a CString,
@@ -697,6 +702,9 @@ unsafe fn confine(c: &ChildFds<'_>) {
                 {
                     fail(ConfineStage::Mounts);
                 }
+            }
+            if libc::chdir(ns.cwd.as_ptr()) != 0 {
+                fail(ConfineStage::Mounts);
             }
             done(applied::MOUNTS);
             if ns.network_off && conf.join.is_none() {

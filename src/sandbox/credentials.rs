@@ -44,7 +44,7 @@ pub const OWNED: &[Owned] = &[
         why: "the GitLab CLI's login",
     },
     Owned {
-        programs: &["kubectl", "helm", "k9s", "kubectx", "kubens"],
+        programs: &["kubectl", "kubectx", "kubens"],
         subcommands: &[],
         paths: &["~/.kube"],
         why: "the clusters' kubeconfig",
@@ -97,31 +97,6 @@ pub const OWNED: &[Owned] = &[
             "~/.ssh",
         ],
         why: "git's credential store, and the keys and known hosts ssh uses, for fetch and push",
-    },
-    Owned {
-        programs: &["ssh", "scp", "sftp"],
-        subcommands: &[],
-        paths: &["~/.ssh"],
-        why: "ssh's keys, configuration and known hosts",
-    },
-    Owned {
-        programs: &[
-            "psql",
-            "pg_dump",
-            "pg_restore",
-            "pg_dumpall",
-            "createdb",
-            "dropdb",
-        ],
-        subcommands: &[],
-        paths: &["~/.pgpass"],
-        why: "PostgreSQL's passwords",
-    },
-    Owned {
-        programs: &["mysql", "mysqldump"],
-        subcommands: &[],
-        paths: &["~/.my.cnf", "~/.mylogin.cnf"],
-        why: "MySQL's passwords",
     },
 ];
 
