@@ -205,14 +205,23 @@ const SECRET_KEY_WORDS: &[&str] = &[
     "password",
     "passwd",
     "_auth",
+    "auth=",
+    "auth:",
+    "authident",
+    "ident",
     "secret",
     "credential",
     "apikey",
     "api_key",
     "api-key",
+    "key=",
+    "key:",
+    "key =",
+    "key :",
     "privatekey",
     "private_key",
     "passphrase",
+    "-----begin",
 ];
 
 /// `text` with the secrets taken out.
@@ -225,51 +234,41 @@ pub fn filter(format: Format, text: &str) -> String {
 
 fn filter_lines(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    // A dropped line's value continued on the next (`\` at its end).
+    let mut dropping = false;
     for line in text.lines() {
         let t = line.trim_start();
+        if dropping {
+            dropping = t.trim_end().ends_with('\\');
+            continue;
+        }
+        // Only what settings are made of: blank lines, sections, `key =
+        // value` / `key: value`, a YAML list item, an indented URL
+        // continuing a value (pip's extra-index-url). A bare word may be
+        // a token pasted in; a comment may be a token put aside.
         let comment = t.starts_with('#') || t.starts_with(';');
-        // Only what settings are made of: blank lines, comments,
-        // sections, `key = value` / `key: value`, a YAML list item, an
-        // indented URL continuing a value (pip's extra-index-url). A bare
-        // word may be a token pasted in.
         let shaped = t.is_empty()
-            || comment
             || (t.starts_with('[') && t.trim_end().ends_with(']'))
             || t.contains('=')
             || t.contains(':')
             || t.starts_with("- ");
-        if !shaped {
+        // Any word of a secret anywhere in the line (a key, a nested
+        // YAML map on one line, `-Dhttp.proxyPassword=` in a value).
+        let lower = t.to_ascii_lowercase();
+        let secret = SECRET_KEY_WORDS.iter().any(|w| lower.contains(w));
+        if comment || !shaped || secret {
+            dropping = !comment && t.trim_end().ends_with('\\');
             continue;
         }
-        if !comment {
-            let key = t
-                .split(['=', ':'])
-                .next()
-                .unwrap_or("")
-                .trim()
-                .trim_matches(['"', '\''])
-                .to_ascii_lowercase();
-            // npm's `//host/path/:_authToken`: the key is after the
-            // last `:` of the part before `=`.
-            let npm_key = t
-                .split_once('=')
-                .and_then(|(k, _)| k.rsplit(':').next())
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
-            let secret = |k: &str| SECRET_KEY_WORDS.iter().any(|w| k.contains(w));
-            if secret(&key) || secret(&npm_key) {
-                continue;
-            }
-        }
-        out.push_str(&strip_passwords(line));
+        out.push_str(&strip_userinfo(line));
         out.push('\n');
     }
     out
 }
 
-/// Every `scheme://user:password@host` in `line` without its password.
-fn strip_passwords(line: &str) -> String {
+/// Every `scheme://user:password@host` in `line` as `scheme://host`
+/// (a user name alone may be a token: `https://TOKEN@pypi.example`).
+fn strip_userinfo(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut rest = line;
     while let Some(at) = rest.find("://") {
@@ -279,21 +278,11 @@ fn strip_passwords(line: &str) -> String {
             .find(|c: char| c == '/' || c.is_whitespace() || c == '"' || c == '\'')
             .unwrap_or(tail.len());
         let authority = &tail[..end];
-        match authority.rsplit_once('@') {
-            Some((userinfo, host)) => {
-                // The user name stays (it is not a secret alone).
-                let user = userinfo.split(':').next().unwrap_or("");
-                if userinfo.contains(':') {
-                    out.push_str(user);
-                    out.push('@');
-                } else {
-                    out.push_str(userinfo);
-                    out.push('@');
-                }
-                out.push_str(host);
-            }
-            None => out.push_str(authority),
-        }
+        out.push_str(
+            authority
+                .rsplit_once('@')
+                .map_or(authority, |(_, host)| host),
+        );
         rest = &tail[end..];
     }
     out.push_str(rest);
@@ -307,10 +296,18 @@ fn filter_maven(text: &str) -> String {
         return String::new();
     }
     let mut s = remove_elements(text, "servers");
-    for tag in ["password", "passphrase", "privateKey"] {
+    for tag in ["password", "passphrase", "privateKey", "httpHeaders"] {
         s = remove_elements(&s, tag);
     }
-    s
+    // Then every line that still names a secret (`<gpg.passphrase>`,
+    // `<sonar.token>`), and passwords in URLs.
+    s.lines()
+        .filter(|l| {
+            let lower = l.to_ascii_lowercase();
+            !SECRET_KEY_WORDS.iter().any(|w| lower.contains(w))
+        })
+        .map(|l| strip_userinfo(l) + "\n")
+        .collect()
 }
 
 /// `text` without every `<tag …>…</tag>` (an unclosed one: to the end).
@@ -532,10 +529,10 @@ mod tests {
     #[test]
     fn settings_keep_the_registry_and_lose_the_tokens() {
         let npmrc = "registry=https://npm.corp.example/\n\
-                     //npm.corp.example/:_authToken=npm_SECRET1\n\
+                     //npm.corp.example/:_authToken=npm_XYZZY1\n\
                      _auth = dXNlcjpTRUNSRVQy\n\
                      @corp:registry=https://npm.corp.example/\n\
-                     proxy=http://bob:SECRET3@proxy.corp:3128/\n\
+                     proxy=http://bob:XYZZY3@proxy.corp:3128/\n\
                      ; comment with token word stays\n";
         let out = filter(Format::Lines, npmrc);
         assert!(
@@ -543,47 +540,66 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("@corp:registry=https://npm.corp.example/"));
-        assert!(out.contains("proxy=http://bob@proxy.corp:3128/"), "{out}");
-        assert!(!out.contains("SECRET"), "{out}");
+        assert!(out.contains("proxy=http://proxy.corp:3128/"), "{out}");
+        assert!(!out.contains("XYZZY"), "{out}");
         assert!(!out.contains("dXNlcjpTRUNSRVQy"), "{out}");
-        let pip = "[global]\nindex-url = https://u:SECRET4@pypi.corp/simple\ntimeout = 30\n";
+        let pip = "[global]\nindex-url = https://u:XYZZY4@pypi.corp/simple\ntimeout = 30\n";
         let out = filter(Format::Lines, pip);
         assert!(
-            out.contains("index-url = https://u@pypi.corp/simple"),
+            out.contains("index-url = https://pypi.corp/simple"),
             "{out}"
         );
         assert!(
-            out.contains("timeout = 30") && !out.contains("SECRET"),
+            out.contains("timeout = 30") && !out.contains("XYZZY"),
             "{out}"
         );
-        let yarn = "npmRegistryServer: \"https://npm.corp\"\nnpmScopes:\n  corp:\n    npmAuthToken: SECRET5\n    npmRegistryServer: https://npm.corp\n";
+        let yarn = "npmRegistryServer: \"https://npm.corp\"\nnpmScopes:\n  corp:\n    npmAuthToken: XYZZY5\n    npmRegistryServer: https://npm.corp\n";
         let out = filter(Format::Lines, yarn);
         assert!(
             out.contains("npmRegistryServer: \"https://npm.corp\""),
             "{out}"
         );
-        assert!(out.contains("  corp:") && !out.contains("SECRET"), "{out}");
-        let gradle = "org.gradle.jvmargs=-Xmx2g\nossrhPassword=SECRET6\nsigning.secretKeyRingFile=/k\nsystemProp.http.proxyHost=proxy\n";
+        assert!(out.contains("  corp:") && !out.contains("XYZZY"), "{out}");
+        let gradle = "org.gradle.jvmargs=-Xmx2g\nossrhPassword=XYZZY6\nsigning.secretKeyRingFile=/k\nsystemProp.http.proxyHost=proxy\n";
         let out = filter(Format::Lines, gradle);
         assert!(
             out.contains("jvmargs") && out.contains("proxyHost"),
             "{out}"
         );
-        assert!(!out.contains("SECRET6") && !out.contains("/k"), "{out}");
+        assert!(!out.contains("XYZZY6") && !out.contains("/k"), "{out}");
         // A bare word (a token pasted in) goes; a continued URL stays.
         let out = filter(
             Format::Lines,
-            "[global]\nnpm_bareSECRET11\nextra-index-url =\n    https://a:SECRET12@x/simple\n",
+            "[global]\nnpm_bareXYZZY11\nextra-index-url =\n    https://a:XYZZY12@x/simple\n",
         );
-        assert!(!out.contains("SECRET"), "{out}");
-        assert!(out.contains("    https://a@x/simple"), "{out}");
+        assert!(!out.contains("XYZZY"), "{out}");
+        assert!(out.contains("    https://x/simple"), "{out}");
+    }
+
+    #[test]
+    fn tokens_in_other_shapes_go_too() {
+        for text in [
+            "npmAuthIdent: \"user:XYZZY\"\n",
+            "gpr.key=ghp_XYZZY\n",
+            "signingInMemoryKey=XYZZY\n",
+            "# //host/:_authToken=npm_XYZZY\n",
+            "extra-index-url = https://XYZZY@pypi.fury.io/me/\n",
+            "npmScopes: {corp: {npmAuthToken: XYZZY}}\n",
+            "org.gradle.jvmargs=-Dhttp.proxyPassword=XYZZY\n",
+            "ossrhPassword=abc\\\n  XYZZY\n",
+        ] {
+            let out = filter(Format::Lines, text);
+            assert!(!out.contains("XYZZY"), "{text:?} gave {out:?}");
+        }
+        let xml = "<settings><profiles><profile><properties>\n<gpg.passphrase>XYZZY</gpg.passphrase>\n<url>https://u:XYZZY@repo</url>\n</properties></profile></profiles></settings>\n";
+        assert!(!filter(Format::MavenXml, xml).contains("XYZZY"));
     }
 
     #[test]
     fn maven_settings_lose_servers_and_passwords() {
         let xml = "<settings>\n<mirrors><mirror><url>https://repo.corp/maven</url></mirror></mirrors>\n\
-                   <servers>\n<server><id>corp</id><password>SECRET7</password></server>\n</servers>\n\
-                   <proxies><proxy><host>p</host><password>SECRET8</password></proxy></proxies>\n\
+                   <servers>\n<server><id>corp</id><password>XYZZY7</password></server>\n</servers>\n\
+                   <proxies><proxy><host>p</host><password>XYZZY8</password></proxy></proxies>\n\
                    <serversX>kept</serversX>\n</settings>\n";
         let out = filter(Format::MavenXml, xml);
         assert!(out.contains("https://repo.corp/maven"), "{out}");
@@ -591,12 +607,12 @@ mod tests {
             out.contains("<host>p</host>") && out.contains("<serversX>kept"),
             "{out}"
         );
-        assert!(!out.contains("SECRET"), "{out}");
+        assert!(!out.contains("XYZZY"), "{out}");
         // Unclosed: everything after it goes.
-        let out = filter(Format::MavenXml, "<settings><servers><server>SECRET9");
-        assert_eq!(out, "<settings>");
+        let out = filter(Format::MavenXml, "<settings><servers><server>XYZZY9");
+        assert_eq!(out, "<settings>\n");
         // Not settings at all: nothing.
-        assert_eq!(filter(Format::MavenXml, "SECRET10\n"), "");
+        assert_eq!(filter(Format::MavenXml, "XYZZY10\n"), "");
     }
 
     #[test]
