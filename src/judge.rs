@@ -1042,13 +1042,7 @@ impl Judge {
                 .map(|d| d.join(name))
                 .find(|p| p.is_file())
                 .and_then(|p| sandbox::existing(&p))
-                .is_some_and(|p| {
-                    !plan
-                        .write
-                        .iter()
-                        .chain(plan.extra_write.iter().map(|(w, _)| w))
-                        .any(|w| p.starts_with(w))
-                })
+                .is_some_and(|p| !plan.in_write_root(&p))
         };
         let runs = analysis.and_then(|a| credential_runs(a, &self.places, &trusted));
         // Allowed by a tier that looked at the command itself.
@@ -1067,7 +1061,9 @@ impl Judge {
             .iter()
             .map(|c| c.value.clone())
             .collect();
+        // (Only looked for when the user named a tool.)
         let programs: Vec<&str> = analysis
+            .filter(|_| !names.is_empty())
             .map(|a| {
                 a.commands
                     .iter()
@@ -1149,16 +1145,9 @@ impl Judge {
             // Never a file a command could have linked it to: one in a
             // writable place, or another secret (the copy is made by us,
             // outside the sandbox).
-            let raw = existing(row.path).unwrap_or_default();
             if shown.iter().any(|s| at.starts_with(s))
-                || plan
-                    .write
-                    .iter()
-                    .chain(plan.extra_write.iter().map(|(w, _)| w))
-                    .any(|w| at.starts_with(w))
-                || plan.read_deny.iter().any(|d| {
-                    at.starts_with(d) && *d != at && sandbox::existing(&raw).as_ref() != Some(d)
-                })
+                || plan.in_write_root(&at)
+                || plan.read_deny.iter().any(|d| at.starts_with(d) && *d != at)
             {
                 continue;
             }
@@ -1881,7 +1870,12 @@ fn credential_runs<'a>(
                         || (name == "git" && w.starts_with("-C"))
                 })
             });
-            let owner = c.name() == Some(name) && c.via.is_empty() && !elsewhere && trusted(name);
+            // (The PATH search last: only for a program the table names.)
+            let owner = c.name() == Some(name)
+                && c.via.is_empty()
+                && !elsewhere
+                && sandbox::credentials::is_owner(name)
+                && trusted(name);
             Some(sandbox::credentials::Run {
                 program: if owner { name } else { "" },
                 subcommand,

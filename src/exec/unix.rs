@@ -535,6 +535,18 @@ unsafe fn child_after_fork(c: &ChildFds<'_>) -> ! {
             }
         }
         confine(c);
+        unblock_and_exec(c)
+    }
+}
+
+/// The last step of the child (or of the command's process in its PID
+/// namespace): every signal unblocked, then `execve`; never returns.
+///
+/// # Safety
+/// Only in the cloned child; `c` is valid.
+unsafe fn unblock_and_exec(c: &ChildFds<'_>) -> ! {
+    // SAFETY: plain syscalls on prepared, NUL-terminated values.
+    unsafe {
         let mut empty: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut empty);
         libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
@@ -813,11 +825,7 @@ extern "C" fn command_in_pid_namespace(arg: *mut libc::c_void) -> c_int {
             write_decimal(ptr, width, libc::getpid());
         }
         confine_process(c);
-        let mut empty: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut empty);
-        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-        libc::execve(c.program, c.argv, c.envp.cast::<*const c_char>());
-        child_fail(c.exec_errno)
+        unblock_and_exec(c)
     }
 }
 

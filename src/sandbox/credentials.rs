@@ -20,6 +20,13 @@ pub struct Owned {
     pub why: &'static str,
 }
 
+impl Owned {
+    /// Its subcommands joined by `sep` (empty: any subcommand).
+    fn subcommands_joined(&self, sep: &str) -> Option<String> {
+        (!self.subcommands.is_empty()).then(|| self.subcommands.join(sep))
+    }
+}
+
 /// Credential files a known program reads when it runs as itself: the
 /// command was allowed, and every other program in it only reads or
 /// steers the shell (nothing unknown, no script, no inline code), so
@@ -362,6 +369,11 @@ pub struct Run<'a> {
     pub harmless: bool,
 }
 
+/// Does a row of `OWNED` name this program?
+pub fn is_owner(program: &str) -> bool {
+    OWNED.iter().any(|o| o.programs.contains(&program))
+}
+
 /// The `OWNED` rows a command's programs read as themselves. `allowed`:
 /// the command was allowed by a tier that looked at it (not run because
 /// the policy is off or because the sandbox contains it); `runs`: every
@@ -473,11 +485,9 @@ pub fn whose(p: &Path) -> Option<String> {
         .iter()
         .find(|o| o.paths.iter().any(|t| names_path(t, p)))
         .map(|o| {
-            let sub = if o.subcommands.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", o.subcommands.join("/"))
-            };
+            let sub = o
+                .subcommands_joined("/")
+                .map_or_else(String::new, |s| format!(" {s}"));
             format!(
                 "it is {}'s own ({}): {}{sub} reads it when it runs as itself, in a command the policy allowed where every other program only reads (not a script, not inline code, not with auto mode off)",
                 o.programs[0], o.why, o.programs[0]
@@ -490,11 +500,9 @@ pub fn describe() -> Vec<String> {
     let mut out: Vec<String> = OWNED
         .iter()
         .map(|o| {
-            let subs = if o.subcommands.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", o.subcommands.join(", "))
-            };
+            let subs = o
+                .subcommands_joined(", ")
+                .map_or_else(String::new, |s| format!(" ({s})"));
             format!(
                 "{}{subs} reads {} as itself ({})",
                 o.programs.join(" "),

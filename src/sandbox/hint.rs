@@ -322,12 +322,7 @@ fn explain(p: &Path, plan: &Plan, cwd: &Path, asking: &Asking<'_>) -> Option<Str
             dir.display()
         ));
     }
-    let writable = plan
-        .write
-        .iter()
-        .chain(plan.extra_write.iter().map(|(w, _)| w))
-        .any(|w| p.starts_with(w))
-        && !plan.write_exclude.iter().any(|x| p.starts_with(x))
+    let writable = plan.in_write_root(p) && !plan.write_exclude.iter().any(|x| p.starts_with(x))
         || plan.devices.iter().any(|d| p == d);
     if writable {
         return None;

@@ -694,6 +694,15 @@ impl Plan {
         self.session_tmp = None;
     }
 
+    /// `p` lies in a write root of this command (its excluded parts
+    /// aside).
+    pub fn in_write_root(&self, p: &Path) -> bool {
+        self.write
+            .iter()
+            .chain(self.extra_write.iter().map(|(w, _)| w))
+            .any(|w| p.starts_with(w))
+    }
+
     /// Let this command read `path` (a credential file of its own):
     /// out of the denied and covered sets. Returns whether it was denied.
     pub fn release(&mut self, path: &Path, why: &str) -> bool {
