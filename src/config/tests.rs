@@ -166,6 +166,17 @@ fn type_and_range_errors_speak_the_users_terms_with_file_and_line() {
         e.message, "expected a list (a JSON array), got the string \"rm\"",
         "{e}"
     );
+    // sandbox.credentials names tools of the credentials table only.
+    write(
+        &global,
+        "{\"sandbox\": {\"credentials\": [\"npm\", \"bogus\"]}}",
+    );
+    let e = load_in(&f, None).unwrap_err();
+    assert!(e.message.contains("\"bogus\" is not a tool"), "{e}");
+    assert!(e.message.contains("npm, yarn, pip"), "{e}");
+    write(&global, "{\"sandbox\": {\"credentials\": [\"npm\"]}}");
+    let cfg = load_in(&f, None).unwrap();
+    assert_eq!(cfg.sandbox.credentials[0].value, "npm");
 }
 
 #[test]
