@@ -3,6 +3,8 @@
 # Usage: scripts/bench.sh [bench.py options, e.g. --rounds 1000 --mib 1024]
 #        scripts/bench.sh --network [bench_network.py options]: the network
 #        wall's filter (per connection, throughput)
+#        scripts/bench.sh --checkpoint [bench_checkpoint.py options]: what a
+#        checkpoint adds to a command on a 10,000-file project
 set -eu
 cd "$(dirname "$0")/.."
 cargo rustc --release --locked --bin automode -- -C target-feature=+crt-static -C relocation-model=static >/dev/null
@@ -16,6 +18,9 @@ ln -s automode "$tmp/bash"
 if [ "${1:-}" = --network ]; then
     shift
     python3 scripts/bench_network.py --shim "$tmp/bash" "$@"
+elif [ "${1:-}" = --checkpoint ]; then
+    shift
+    python3 scripts/bench_checkpoint.py --shim "$tmp/bash" "$@"
 else
     python3 scripts/bench.py --shim "$tmp/bash" "$@"
 fi

@@ -14,13 +14,17 @@ prints:
 Usage: scripts/score.py [--bin $(scripts/target-dir)/release/automode]
                         [--corpus tests/data/decisions.jsonl]
                         [--network allowlist|open|deny]
+                        [--checkpoints on|off]
                         [--show-misses] [--json]
 
 --show-misses lists the cases judged wrong (MISS) and the allow cases
 left to the classifier (SLOW). --network sets sandbox.network for the
 decisions (default: the product's default, "allowlist": the network wall
 is up, so work whose only risk is the network is contained; "open" judges
-as where the wall cannot stand, by the text rules alone).
+as where the wall cannot stand, by the text rules alone). --checkpoints
+sets checkpoint.enabled (default: on, the product's default: deletions and
+overwrites a checkpoint holds are contained; "off" judges them as where no
+checkpoint is taken, by what else can be got back).
 """
 
 import argparse
@@ -188,6 +192,7 @@ def main():
     ap.add_argument("--bin", default=os.path.join(target_dir(), "release", "automode"))
     ap.add_argument("--corpus", default=os.path.join(ROOT, "tests", "data", "decisions.jsonl"))
     ap.add_argument("--network", choices=["allowlist", "open", "deny"], default="allowlist")
+    ap.add_argument("--checkpoints", choices=["on", "off"], default="on")
     ap.add_argument("--show-misses", action="store_true")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--compare-wrappers", action="store_true",
@@ -204,7 +209,10 @@ def main():
             "XDG_CONFIG_HOME": os.path.join(home, ".config"),
             "XDG_STATE_HOME": os.path.join(tmp, "state"),
             "LANG": "C.UTF-8",
-            "AUTOMODE_SETTINGS_JSON": json.dumps({"sandbox": {"network": args.network}}),
+            "AUTOMODE_SETTINGS_JSON": json.dumps({
+                "sandbox": {"network": args.network},
+                "checkpoint": {"enabled": args.checkpoints == "on"},
+            }),
         }
         with ThreadPoolExecutor(max_workers=4) as pool:
             results = list(pool.map(lambda c: check(args.bin, env, project, c["cmd"]), cases))

@@ -26,6 +26,8 @@ need make || apt_install make
 need unshare || apt_install util-linux
 # The network wall's tests make their own network namespace with ip.
 need ip || apt_install iproute2
+# The checkpoint tests run `jq . package.json > package.json` for real.
+need jq || apt_install jq
 # The terminal tests drive the shim in a real tmux.
 need tmux || apt_install tmux
 # The credentials test: gh reads its own login (`gh auth token`, offline).
@@ -41,7 +43,9 @@ cargo test --locked "$@"
 # that must not be allowed is caught.
 bin=$(scripts/target-dir)/debug/automode
 # The public corpus's labels assume an open network (its network cases
-# are review): scored where the wall is not up, by the text rules alone.
-python3 scripts/score.py --bin "$bin" --network open
+# are review) and no checkpoints (its deletions of existing files are
+# review): scored where neither the wall nor a checkpoint stands, by the
+# text rules alone.
+python3 scripts/score.py --bin "$bin" --network open --checkpoints off
 # Our sandbox corpus, with the wall (the default).
 python3 scripts/score.py --bin "$bin" --corpus tests/data/decisions-sandbox.jsonl

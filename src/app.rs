@@ -1,12 +1,13 @@
 //! Dispatch on argv[0]: invoked as `bash` or `sh`, the shim pipeline
 //! (`shim.rs`); as `automode-netd` or `automode-netns`, a session's
 //! network filter or its namespace's holder (`sandbox/net/`, started by
-//! the shim, never by a user); under any other name, the `automode`
+//! the shim, never by a user); as `automode-checkpointd`, a project's
+//! checkpoint watcher (`checkpoint/watch.rs`); under any other name, the `automode`
 //! command line (`cli/`). Nothing else happens here.
 
 use crate::context::Context;
 use crate::exit::Exit;
-use crate::{cli, invocation, sandbox, shim};
+use crate::{checkpoint, cli, invocation, sandbox, shim};
 
 /// Run automode for this process context.
 pub fn run(ctx: Context) -> Exit {
@@ -18,6 +19,7 @@ pub fn run(ctx: Context) -> Exit {
         Some(kind) => shim::run(&ctx, kind),
         None if name == sandbox::net::daemon::ARGV0 => sandbox::net::daemon::main(&ctx.args),
         None if name == sandbox::net::daemon::HOLDER_ARGV0 => sandbox::net::holder::main(&ctx.args),
+        None if name == checkpoint::watch::ARGV0 => checkpoint::watch::main(&ctx.args),
         None => cli::run(&ctx),
     };
     // The process exits next (nothing to free).

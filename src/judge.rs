@@ -17,7 +17,7 @@ use crate::context::Context;
 use crate::policy::places::Places;
 use crate::policy::{self, Decision, Verdict};
 use crate::state::{self, Store};
-use crate::{approval, classifier, harness, sandbox, session, shell};
+use crate::{approval, checkpoint, classifier, harness, sandbox, session, shell};
 
 /// Consecutive classifier failures after which the verdict becomes `ask`
 /// (the first two block).
@@ -463,7 +463,18 @@ impl Judge {
             (None, Some(on)) => (on, "automode on/off".to_string()),
             (None, None) => (config.enabled.value, config.enabled.source.to_string()),
         };
-        let places = places(ctx, cwd, home.clone());
+        let mut places = places(ctx, cwd, home.clone());
+        // Where this command's checkpoint would be taken (the policy lets
+        // deletions and overwrites it can give back run).
+        if config.checkpoint.enabled.value && places.automode_state.is_some() {
+            places.checkpoint =
+                checkpoint::root_for(&places.cwd, &places)
+                    .ok()
+                    .map(|root| checkpoint::Coverage {
+                        root,
+                        max_file_bytes: config.checkpoint.max_file_bytes.value,
+                    });
+        }
         let kernel = if config.sandbox.mode.value == sandbox::Mode::Off {
             sandbox::Kernel {
                 abi: 0,
@@ -1634,6 +1645,7 @@ fn places(ctx: &Context, cwd: &Path, home: Option<PathBuf>) -> Places {
             .var_str("CODEX_HOME")
             .filter(|c| c.starts_with('/'))
             .map(PathBuf::from),
+        checkpoint: None,
     }
 }
 

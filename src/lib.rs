@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod approval;
+pub mod checkpoint;
 pub mod classifier;
 pub mod cli;
 pub mod config;

@@ -170,6 +170,21 @@ pub fn sandbox_unavailable_warning(why: &str) {
     ));
 }
 
+/// No checkpoint could be taken before a command: it runs all the same
+/// (nothing it was allowed for needed one), or it was judged again
+/// without one and is refused next.
+pub fn no_checkpoint(why: &str, runs: bool) {
+    if runs {
+        say(&format!(
+            "no checkpoint was taken before this command ({why}): automode undo cannot bring back what it changes."
+        ));
+    } else {
+        say(&format!(
+            "no checkpoint could be taken before this command ({why}), and without one it is not allowed:"
+        ));
+    }
+}
+
 /// A connection the network wall refused during a failed command.
 pub fn network_refused(r: &crate::sandbox::net::Refusal) {
     let by = match (&r.process, r.pid) {

@@ -18,7 +18,8 @@ use crate::judge::{self, Judge, Origin, Run, Switches, Unconfined};
 use crate::launch::{self, Launch};
 use crate::limits::{self, LimitSource, Limits, Request, Requests};
 use crate::policy::Decision;
-use crate::{approval, nested, realshell, report, sandbox, script, shell, state};
+use crate::policy::Tier;
+use crate::{approval, checkpoint, nested, realshell, report, sandbox, script, shell, state};
 
 /// Shim mode: `bash …` / `sh …`.
 pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
@@ -55,7 +56,7 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
         ));
         return Exit::Blocked;
     };
-    let judge = match Judge::load(ctx, &cwd, Switches::SessionAndGlobal) {
+    let mut judge = match Judge::load(ctx, &cwd, Switches::SessionAndGlobal) {
         Ok(j) => j,
         Err(e) => {
             report::config_error(&e);
@@ -97,6 +98,19 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     // large script's records would cost up to a sixth of its analysis
     // time, before the command starts.
     std::mem::forget(decided.analysis.take());
+    // 4b. The checkpoint: before a command that may change the project,
+    //     its files are kept (`automode undo`). When that fails, the
+    //     command is judged again as if no checkpoint were taken (what
+    //     only a checkpoint made safe then waits), and never runs
+    //     unchecked without a word.
+    if decided.verdict.decision == Decision::Allow
+        && let Err(why) = checkpoint(ctx, &judge, &decided, &original, &cwd)
+    {
+        judge.places.checkpoint = None;
+        decided = judge.judge(ctx, &request);
+        std::mem::forget(decided.analysis.take());
+        report::no_checkpoint(&why, decided.verdict.decision == Decision::Allow);
+    }
     let rec = judge.recorder(ctx, &cwd);
     if let Some(note) = decided.classifier.as_ref()
         && note.from_environment
@@ -207,6 +221,42 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     std::mem::forget(decided);
     std::mem::forget(judge);
     exit
+}
+
+/// Take the checkpoint before a command that may change the project
+/// (not a read-only one, not a harness's own setup call).
+fn checkpoint(
+    ctx: &Context,
+    judge: &Judge,
+    decided: &judge::Decided,
+    script: &str,
+    cwd: &Path,
+) -> Result<(), String> {
+    let (Some(cov), Some(state_dir)) = (&judge.places.checkpoint, &judge.state_dir) else {
+        return Ok(());
+    };
+    if matches!(decided.verdict.tier, Tier::ReadOnly | Tier::Harness) {
+        return Ok(());
+    }
+    let label = checkpoint::Label {
+        session: judge
+            .store
+            .as_ref()
+            .map(|s| s.session.clone())
+            .unwrap_or_default(),
+        command: script.chars().take(2000).collect(),
+        cwd: cwd.display().to_string(),
+        time: ctx.unix_secs(),
+    };
+    let watch = ctx.var_str("AUTOMODE_CHECKPOINT_WATCH") != Some("0");
+    checkpoint::take(
+        state_dir,
+        &cov.root,
+        &judge.config.checkpoint.settings(),
+        &label,
+        watch,
+    )
+    .map(|_| ())
 }
 
 /// A script on a terminal's stdin: an interactive shell. Started for a

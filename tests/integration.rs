@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
 mod approval;
+mod checkpoint;
 mod classifier;
 mod cli;
 mod exec_cli;

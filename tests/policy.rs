@@ -36,8 +36,12 @@ fn a_denied_command_does_not_run_and_says_why() {
         "{err}"
     );
     assert!(err.contains("do not try an equivalent command"), "{err}");
-    // A deletion block says how to delete.
-    let r = run(&mut env.script("rm -rf src/*"));
+    // A deletion block says how to delete (where no checkpoint is taken:
+    // with one, the glob is undoable work).
+    let r = run(env.script("rm -rf src/*").env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"checkpoint": {"enabled": false}}"#,
+    ));
     assert_eq!(r.code(), Some(BLOCKED));
     assert!(
         r.stderr().contains("one literal target per call"),
@@ -318,7 +322,12 @@ fn check_prints_the_verdict_with_its_trace() {
 
 #[test]
 fn deletions_are_judged_by_what_can_be_got_back() {
-    let env = Env::new().with_env("AUTOMODE_SESSION", "recover-test");
+    // The text rules, as where no checkpoint is taken (the last lines
+    // show what one changes; tests/checkpoint.rs runs them).
+    const NO_CHECKPOINTS: &str = r#"{"checkpoint": {"enabled": false}}"#;
+    let env = Env::new()
+        .with_env("AUTOMODE_SESSION", "recover-test")
+        .with_env("AUTOMODE_SETTINGS_JSON", NO_CHECKPOINTS);
     let w = &env.work;
     for (rel, text) in [
         ("tracked.txt", "a\n"),
@@ -400,7 +409,9 @@ fn deletions_are_judged_by_what_can_be_got_back() {
     assert_eq!(r.code(), Some(BLOCKED));
     assert!(w.join("old.txt").exists() && w.join("tracked.txt").exists());
     // Another session did not make them.
-    let other = Env::new().with_env("AUTOMODE_SESSION", "another");
+    let other = Env::new()
+        .with_env("AUTOMODE_SESSION", "another")
+        .with_env("AUTOMODE_SETTINGS_JSON", NO_CHECKPOINTS);
     write(&other.work.join("new.txt"), "n\n");
     let v = json(
         &run(other
@@ -409,6 +420,20 @@ fn deletions_are_judged_by_what_can_be_got_back() {
         .stdout(),
     );
     assert_ne!(v["decision"], "allow", "{v}");
+    // With checkpoints (the default), the checkpoint holds what the
+    // other rules could not.
+    let v = json(
+        &run(env
+            .automode()
+            .args(["check", "--json", "rm old.txt dirty.txt"])
+            .env_remove("AUTOMODE_SETTINGS_JSON"))
+        .stdout(),
+    );
+    assert_eq!(v["decision"], "allow", "{v}");
+    assert_eq!(
+        v["recovery"][0]["held"], "kept by the checkpoint before it (automode undo)",
+        "{v}"
+    );
 }
 
 /// An argument made of raw bytes.

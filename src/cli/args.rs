@@ -68,6 +68,15 @@ pub enum Command {
         deny: bool,
         json: bool,
     },
+    /// `automode undo [--to N] [--file PATH] [--yes] [--prune] [--json]`
+    /// (user only).
+    Undo {
+        to: Option<u64>,
+        file: Option<OsString>,
+        yes: bool,
+        prune: bool,
+        json: bool,
+    },
     /// `automode reset [--session ID]` (user only).
     Reset {
         session: Option<String>,
@@ -117,6 +126,7 @@ impl Command {
             self,
             Command::Switch { .. }
                 | Command::Approve { .. }
+                | Command::Undo { .. }
                 | Command::Reset { .. }
                 | Command::Trust { .. }
                 | Command::Model { set: Some(_), .. }
@@ -202,6 +212,10 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
     let mut deny = false;
     let mut online = false;
     let mut undo = false;
+    let mut to = None;
+    let mut file = None;
+    let mut yes = false;
+    let mut prune = false;
     while let Some(arg) = parser.next()? {
         match arg {
             Long("help") | Short('h') => return Ok(Command::HelpFor(sub.to_string())),
@@ -216,11 +230,23 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
                         | "doctor"
                         | "defaults"
                         | "model"
+                        | "undo"
                 ) =>
             {
                 json = true
             }
             Long("deny") if sub == "approve" => deny = true,
+            Long("to") if sub == "undo" => {
+                let v = string_value(parser, "--to")?;
+                to = Some(v.parse::<u64>().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    CliError(format!(
+                        "--to needs a checkpoint number as `automode undo` lists them, not {v:?}"
+                    ))
+                })?);
+            }
+            Long("file") if sub == "undo" => file = Some(parser.value()?),
+            Long("yes") | Short('y') if sub == "undo" => yes = true,
+            Long("prune") if sub == "undo" => prune = true,
             Long("online") if sub == "doctor" => online = true,
             Long("session") if matches!(sub, "on" | "off" | "reset" | "denials") => {
                 session = Some(string_value(parser, "--session")?);
@@ -274,6 +300,21 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
             session,
         },
         "reset" => Command::Reset { session },
+        "undo" => {
+            if prune && (to.is_some() || file.is_some()) {
+                return Err(CliError(
+                    "automode undo --prune removes every checkpoint: it takes no --to or --file"
+                        .into(),
+                ));
+            }
+            Command::Undo {
+                to,
+                file,
+                yes,
+                prune,
+                json,
+            }
+        }
         "approve" => {
             let code = dir.map(|d| d.to_string_lossy().into_owned());
             if deny && code.is_none() {

@@ -21,6 +21,7 @@ mod setup;
 pub mod spec;
 mod status;
 mod trust;
+mod undo;
 
 pub use args::{CliError, Command, parse};
 pub use guidance::GUIDANCE;
@@ -104,6 +105,23 @@ pub fn run(ctx: &Context) -> Exit {
             approve::run(ctx, dirs.state.as_deref(), code.as_deref(), deny, json)
         }
         Command::Reset { session } => reset::run(dirs.state.as_deref(), session),
+        Command::Undo {
+            to,
+            file,
+            yes,
+            prune,
+            json,
+        } => undo::run(
+            ctx,
+            dirs.state.as_deref(),
+            &undo::Args {
+                to,
+                file,
+                yes,
+                prune,
+                json,
+            },
+        ),
         Command::Trust { trusted, dir } => {
             trust::run(ctx, dirs.config.as_deref(), trusted, dir.map(PathBuf::from))
         }

@@ -293,6 +293,41 @@ pub const COMMANDS: &[Sub] = &[
         more: "",
     },
     Sub {
+        name: "undo",
+        args: "",
+        summary: "list this project's checkpoints, or put the project back as it was before a command (the user only, in their own terminal)",
+        who: Who::User,
+        options: &[
+            Opt {
+                long: "to",
+                short: None,
+                value: Some("N"),
+                help: "restore the project to its state before command N (a diff first, then y/N)",
+            },
+            Opt {
+                long: "file",
+                short: None,
+                value: Some("PATH"),
+                help: "restore this file only (as it was before the last command that changed it, or before N with --to)",
+            },
+            Opt {
+                long: "yes",
+                short: Some('y'),
+                value: None,
+                help: "restore without asking (needed where there is no terminal)",
+            },
+            Opt {
+                long: "prune",
+                short: None,
+                value: None,
+                help: "remove every checkpoint of this project",
+            },
+            JSON,
+        ],
+        values: &[],
+        more: "A checkpoint is taken before every command that may change the project (not read-only ones). An undo is itself checkpointed: `automode undo --to N` with the number it prints undoes it. Directories no checkpoint keeps (node_modules, target, .venv, … — `automode defaults`) and files over checkpoint.maxFileBytes are never touched.",
+    },
+    Sub {
         name: "reset",
         args: "",
         summary: "remove the session files (and, without --session, the global switch)",

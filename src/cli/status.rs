@@ -67,8 +67,19 @@ pub(super) fn run(
             )
         })
         .unwrap_or_default();
+    let stores = state_dir
+        .map(crate::checkpoint::store::all)
+        .unwrap_or_default();
+    let store_bytes: u64 = stores.iter().map(|(_, _, b)| b).sum();
     if json {
         let value = serde_json::json!({
+            "checkpoints": {
+                "enabled": cfg.checkpoint.enabled.value,
+                "bytes": store_bytes,
+                "max_bytes_per_project": cfg.checkpoint.max_bytes.value,
+                "keep_hours": cfg.checkpoint.keep_hours.value,
+                "projects": stores.iter().map(|(_, root, bytes)| serde_json::json!({"root": root, "bytes": bytes})).collect::<Vec<_>>(),
+            },
             "sandbox": {
                 "mode": mode,
                 "mode_source": cfg.sandbox.mode.source.to_string(),
@@ -160,6 +171,28 @@ pub(super) fn run(
             "approvals: {pending} ask(s) waiting for you (`automode approve` lists them)"
         );
     }
+    let _ = writeln!(
+        out,
+        "checkpoints: {}; {} in the store for {} project(s) (`automode undo` lists a project's; --prune empties it)",
+        if cfg.checkpoint.enabled.value {
+            format!(
+                "on, kept {} h after their session, up to {} MiB per project",
+                cfg.checkpoint.keep_hours.value,
+                cfg.checkpoint.max_bytes.value / (1024 * 1024)
+            )
+        } else {
+            format!(
+                "off (checkpoint.enabled from {})",
+                cfg.checkpoint.enabled.source
+            )
+        },
+        if store_bytes < 1024 * 1024 {
+            format!("{:.1} KiB", store_bytes as f64 / 1024.0)
+        } else {
+            format!("{:.1} MiB", store_bytes as f64 / (1024.0 * 1024.0))
+        },
+        stores.len()
+    );
     let _ = writeln!(
         out,
         "state: {}",

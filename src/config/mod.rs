@@ -125,6 +125,9 @@ pub struct Config {
     pub allow_terminal_input: Sourced<bool>,
     /// `sandbox.*`: only from the global file and AUTOMODE_SETTINGS_JSON.
     pub sandbox: SandboxConfig,
+    /// `checkpoint.*`: from the same layers as the sandbox (a project
+    /// never turns off its own checkpoints).
+    pub checkpoint: CheckpointConfig,
     /// `autoMode.approvalTtlSeconds`: how long an ask waits for the user
     /// and an approval for the retry.
     pub approval_ttl_seconds: Sourced<u64>,
@@ -204,6 +207,26 @@ pub struct SandboxConfig {
     pub credentials: Vec<Sourced<String>>,
 }
 
+/// The checkpoint settings (`checkpoint.*`), each with its source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckpointConfig {
+    pub enabled: Sourced<bool>,
+    pub max_file_bytes: Sourced<u64>,
+    pub keep_hours: Sourced<u64>,
+    pub max_bytes: Sourced<u64>,
+}
+
+impl CheckpointConfig {
+    pub fn settings(&self) -> crate::checkpoint::Settings {
+        crate::checkpoint::Settings {
+            enabled: self.enabled.value,
+            max_file_bytes: self.max_file_bytes.value,
+            keep_hours: self.keep_hours.value,
+            max_bytes: self.max_bytes.value,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileStatus {
     Read,
@@ -254,6 +277,7 @@ struct Layer {
     #[serde(rename = "outputLimitBytes")]
     output_limit_bytes: Option<Bytes>,
     sandbox: Option<SandboxLayer>,
+    checkpoint: Option<CheckpointLayer>,
     /// Managed policy only: keys no later layer may change.
     locked: Option<Vec<String>>,
     #[serde(rename = "$schema")]
@@ -276,6 +300,16 @@ struct SandboxLayer {
     sockets: Option<SocketsSettings>,
     read: Option<Vec<String>>,
     credentials: Option<Vec<String>>,
+}
+
+/// `checkpoint`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct CheckpointLayer {
+    enabled: Option<bool>,
+    max_file_bytes: Option<u64>,
+    keep_hours: Option<u64>,
+    max_bytes: Option<u64>,
 }
 
 /// `sandbox.sockets`.
@@ -822,6 +856,12 @@ fn defaults() -> Config {
         classifier_reasoning_level: None,
         log_classifier_io: Sourced::builtin(false),
         allow_terminal_input: Sourced::builtin(false),
+        checkpoint: CheckpointConfig {
+            enabled: Sourced::builtin(true),
+            max_file_bytes: Sourced::builtin(crate::checkpoint::DEFAULT_MAX_FILE_BYTES),
+            keep_hours: Sourced::builtin(crate::checkpoint::DEFAULT_KEEP_HOURS),
+            max_bytes: Sourced::builtin(crate::checkpoint::DEFAULT_MAX_BYTES),
+        },
         sandbox: SandboxConfig {
             mode: Sourced::builtin(crate::sandbox::Mode::Auto),
             write: pairs(crate::sandbox::DEFAULT_WRITE),
@@ -988,6 +1028,11 @@ const LOCKABLE: &[&str] = &[
     "sandbox.passEnv",
     "sandbox.maxFileBytes",
     "sandbox.credentials",
+    "checkpoint",
+    "checkpoint.enabled",
+    "checkpoint.maxFileBytes",
+    "checkpoint.keepHours",
+    "checkpoint.maxBytes",
 ];
 
 /// Values serde cannot check alone (ranges, the ask program, locks).
@@ -1023,6 +1068,29 @@ fn check_values(name: &str, layer: &Layer) -> Result<(), ConfigError> {
         {
             return Err(fail(format!(
                 "autoMode.askCommand must start with an absolute program path, got {p:?}"
+            )));
+        }
+    }
+    if let Some(c) = &layer.checkpoint {
+        if let Some(v) = c.max_file_bytes
+            && v == 0
+        {
+            return Err(fail(
+                "checkpoint.maxFileBytes must be at least 1 byte".into(),
+            ));
+        }
+        if let Some(v) = c.keep_hours
+            && !(1..=8_760).contains(&v)
+        {
+            return Err(fail(format!(
+                "checkpoint.keepHours must be from 1 to 8760 hours, got {v}"
+            )));
+        }
+        if let Some(v) = c.max_bytes
+            && v < 1 << 20
+        {
+            return Err(fail(format!(
+                "checkpoint.maxBytes must be at least 1048576 (1 MiB), got {v}"
             )));
         }
     }
@@ -1298,6 +1366,7 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind, locks:
         timeout_seconds,
         output_limit_bytes,
         sandbox,
+        checkpoint,
         locked,
         schema: _,
     } = layer;
@@ -1547,6 +1616,19 @@ fn apply(cfg: &mut Config, layer: Layer, source: Source, kind: LayerKind, locks:
             ignored_local.push("sandbox".to_string());
         } else {
             ignored.push("sandbox".to_string());
+        }
+    }
+    if let Some(cp) = checkpoint {
+        if matches!(kind, LayerKind::Full | LayerKind::Managed) {
+            let c = &mut cfg.checkpoint;
+            overlay(&mut c.enabled, cp.enabled, &source);
+            overlay(&mut c.max_file_bytes, cp.max_file_bytes, &source);
+            overlay(&mut c.keep_hours, cp.keep_hours, &source);
+            overlay(&mut c.max_bytes, cp.max_bytes, &source);
+        } else if kind == LayerKind::Local {
+            ignored_local.push("checkpoint".to_string());
+        } else {
+            ignored.push("checkpoint".to_string());
         }
     }
     if !managed_only.is_empty() {

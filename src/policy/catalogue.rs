@@ -1619,8 +1619,21 @@ fn dangerous_assignment(ctx: &Ctx<'_>) -> Option<String> {
 }
 
 /// Deletions must be one visible literal target per call, unless every
-/// target is a regenerable artifact inside the working directory.
+/// target is a regenerable artifact inside the working directory or kept
+/// by the checkpoint before the command. The message says why `automode
+/// undo` could not make it safe.
 fn bulk_delete(ctx: &Ctx<'_>) -> Option<String> {
+    bulk_delete_detail(ctx).map(|d| {
+        let why = match (&ctx.places.checkpoint, ctx.recovery.not_kept()) {
+            (None, _) => "no checkpoint is taken here (checkpoint.enabled is off, or this is not a project), so automode undo could not bring them back".to_string(),
+            (Some(_), Some(why)) => why,
+            (Some(_), None) => "not all of it is in what automode undo keeps".to_string(),
+        };
+        format!("{d}; {why}")
+    })
+}
+
+fn bulk_delete_detail(ctx: &Ctx<'_>) -> Option<String> {
     let deletes: Vec<&Effect> = ctx
         .analysis
         .effects

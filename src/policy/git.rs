@@ -211,6 +211,19 @@ pub fn subcommand<'a>(args: &[Option<&'a str>]) -> Option<&'a str> {
     }
 }
 
+/// The checkpoint taken before the command holds the worktree git would
+/// change: the project is the repository's top, the command works in it,
+/// and no file in it is over the checkpoint's size limit (or in a
+/// directory checkpoints leave out that is not rebuilt).
+fn undoable(places: &Places) -> bool {
+    places.checkpoint.as_ref().is_some_and(|c| {
+        c.root.join(".git").exists()
+            && places.cwd.starts_with(&c.root)
+            && c.inside_not_held(&c.root, super::recover::TREE_LIMIT)
+                .is_none()
+    })
+}
+
 /// Classify `git ARGS` (`args` excludes argv[0]).
 pub fn classify(_name: &str, args: &[Option<&str>], places: &Places) -> Class {
     let mut i = 0;
@@ -412,26 +425,46 @@ pub fn classify(_name: &str, args: &[Option<&str>], places: &Places) -> Class {
                 review("git push sends commits to a remote")
             }
         }
+        // To the commit checked out, it only discards uncommitted work,
+        // which the checkpoint holds; to another, commits may be left in
+        // the reflog only.
+        "reset"
+            if has(&["--hard", "--merge", "--keep"])
+                && operands.iter().all(|o| *o == "HEAD")
+                && undoable(places) =>
+        {
+            Class::Routine
+        }
         "reset" if has(&["--hard", "--merge", "--keep"]) => {
             review("git reset --hard discards uncommitted work")
         }
         "reset" => Class::Routine,
         "clean" if has(&["-n", "--dry-run"]) || short('n') => Class::ReadOnly,
+        "clean" if !has(&["-x", "-X"]) && !short('x') && !short('X') && undoable(places) => {
+            Class::Routine
+        }
         "clean" => review("git clean deletes untracked files"),
         "checkout" => {
             if has(&["--", "-f", "--force", "--ours", "--theirs", "-p", "--patch"])
                 || operands.contains(&".")
             {
-                review("git checkout of paths discards uncommitted changes")
+                if undoable(places) {
+                    Class::Routine
+                } else {
+                    review("git checkout of paths discards uncommitted changes")
+                }
             } else {
                 Class::Routine
             }
         }
-        "switch" if has(&["-f", "--force", "--discard-changes"]) => {
+        "switch" if has(&["-f", "--force", "--discard-changes"]) && !undoable(places) => {
             review("git switch -f discards uncommitted changes")
         }
         "restore" => {
-            if (has(&["--staged", "-S"]) || short('S')) && !has(&["--worktree", "-W"]) {
+            let staged_only = (has(&["--staged", "-S"]) || short('S'))
+                && !has(&["--worktree", "-W"])
+                && !short('W');
+            if staged_only || undoable(places) {
                 Class::Routine
             } else {
                 review("git restore discards uncommitted changes")
@@ -481,6 +514,7 @@ pub fn classify(_name: &str, args: &[Option<&str>], places: &Places) -> Class {
         {
             Class::Routine
         }
+        "rm" if undoable(places) && operands.iter().all(|o| inside(places, o)) => Class::Routine,
         "rm" => review("git rm -f deletes tracked files with their uncommitted changes"),
         "remote" => match operands.first().copied() {
             None | Some("show" | "get-url" | "-v") => Class::ReadOnly,

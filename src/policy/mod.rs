@@ -1399,7 +1399,10 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
                 .get_or_insert_with(|| path.display().to_string());
             return;
         }
-        if let Some(outside) = all.iter().find(|p| !places.inside_cwd(p)) {
+        if let Some(outside) = all
+            .iter()
+            .find(|p| !places.inside_cwd(p) && !places.checkpointed(p))
+        {
             f.review.push(format!(
                 "deletes {}, outside the working directory",
                 outside.display()
@@ -1421,7 +1424,10 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
         if !exists && e.target == TargetKind::Literal && !filled_first {
             return;
         }
-        if !exists && filled_first {
+        // What the script filled it with came from the script or from
+        // places whose own deletion is judged; the checkpoint holds what
+        // was there.
+        if !exists && filled_first && !all.iter().all(|p| places.in_checkpointed_project(p)) {
             f.review.push(format!(
                 "deletes {}, which this script fills first",
                 path.display()
@@ -1442,15 +1448,17 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
             return;
         }
         f.review.push(format!(
-            "deletes {}, which already exists and cannot be got back (not made by this session, not a build artifact, not unchanged in git)",
-            path.display()
+            "deletes {}, which already exists and cannot be got back ({})",
+            path.display(),
+            why_not_back(ctx)
         ));
         return;
     }
     if let Some(dest) = overwritten(ctx, e) {
         f.review.push(format!(
-            "overwrites {}, which has content that cannot be got back (not made by this session, not a build artifact, not unchanged in git)",
-            dest.display()
+            "overwrites {}, which has content that cannot be got back ({})",
+            dest.display(),
+            why_not_back(ctx)
         ));
     }
     let command = e.command.and_then(|i| ctx.analysis.commands.get(i));
@@ -1678,14 +1686,62 @@ fn filled_by_script(ctx: &Ctx<'_>, e: &Effect) -> bool {
     })
 }
 
+/// Why a deletion's or an overwrite's target cannot be got back, for the
+/// message: what the checkpoint could not keep, or that there is none.
+fn why_not_back(ctx: &Ctx<'_>) -> String {
+    const OTHERS: &str = "not made by this session, not a build artifact, not unchanged in git";
+    match (ctx.recovery.not_kept(), &ctx.places.checkpoint) {
+        (Some(why), _) => format!("{why}; {OTHERS}"),
+        (None, Some(_)) => format!("outside what automode undo keeps; {OTHERS}"),
+        (None, None) => format!(
+            "{OTHERS}; no checkpoint is taken here (checkpoint.enabled, or not a project), so automode undo could not bring it back"
+        ),
+    }
+}
+
 /// Every target of this deletion can be got back (`recover`): made by
-/// this session, a build artifact, or unchanged in git.
+/// this session, a build artifact, unchanged in git, or kept by the
+/// checkpoint before the command.
 pub fn recoverable(ctx: &Ctx<'_>, e: &Effect) -> bool {
-    if e.kind != EffectKind::Delete || filled_by_script(ctx, e) {
+    if e.kind != EffectKind::Delete {
         return false;
     }
-    let Some(targets) = delete_targets(e) else {
+    // A target the script fills first holds what was moved there; the
+    // checkpoint holds what was there before, and what was moved in had
+    // its own deletion judged.
+    if filled_by_script(ctx, e)
+        && !e
+            .path
+            .as_ref()
+            .is_some_and(|p| ctx.places.in_checkpointed_project(p))
+    {
         return false;
+    }
+    // `git clean` removes what is in its directory, never the directory.
+    let contents_only = e
+        .command
+        .and_then(|i| ctx.analysis.commands.get(i))
+        .is_some_and(|c| {
+            c.base_name() == Some("git") && c.argv.iter().any(|w| w.lit() == Some("clean"))
+        });
+    if contents_only {
+        return e.path.as_ref().is_some_and(|dir| {
+            ctx.places
+                .checkpoint
+                .as_ref()
+                .is_some_and(|c| c.inside_not_held(dir, recover::TREE_LIMIT).is_none())
+        });
+    }
+    let Some(targets) = delete_targets(e) else {
+        // `find DIR -name … -delete`: all it can remove is in DIR.
+        return e.filter.is_some()
+            && e.target != TargetKind::Dynamic
+            && e.path.as_ref().is_some_and(|dir| {
+                ctx.places
+                    .checkpoint
+                    .as_ref()
+                    .is_some_and(|c| c.inside_not_held(dir, recover::TREE_LIMIT).is_none())
+            });
     };
     ctx.recovery
         .held_all(ctx.places, &targets)

@@ -322,6 +322,9 @@ pub struct Places {
     pub automode_shims: Option<PathBuf>,
     /// `$CODEX_HOME` when set.
     pub codex_home: Option<PathBuf>,
+    /// Where a checkpoint is taken before this command (none: checkpoints
+    /// are off, or the directory is in no project they cover).
+    pub checkpoint: Option<crate::checkpoint::Coverage>,
 }
 
 /// `a` is `b` or inside it.
@@ -633,6 +636,21 @@ impl Places {
     /// Inside the working directory?
     pub fn inside_cwd(&self, p: &Path) -> bool {
         within(p, &self.cwd)
+    }
+
+    /// A place this command's checkpoint holds (inside the project, in
+    /// no directory checkpoints leave out).
+    pub fn checkpointed(&self, p: &Path) -> bool {
+        self.checkpoint.as_ref().is_some_and(|c| c.holds_place(p))
+    }
+
+    /// Inside the project this command's checkpoint covers (what a
+    /// script moves there from inside the project, the checkpoint holds
+    /// where it was).
+    pub fn in_checkpointed_project(&self, p: &Path) -> bool {
+        self.checkpoint
+            .as_ref()
+            .is_some_and(|c| p.starts_with(&c.root) && p != c.root)
     }
 
     /// A regenerable build artifact inside the working directory: some

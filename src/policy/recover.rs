@@ -19,7 +19,7 @@ use super::places::Places;
 /// How many objects of a tree are looked at before it counts as not made
 /// by the session (a bound on the time a deletion's check takes: about
 /// 10 µs an object on a small VM).
-const TREE_LIMIT: usize = 20_000;
+pub const TREE_LIMIT: usize = 20_000;
 
 /// How long git may take to list what it tracks and what changed.
 const GIT_WAIT: Duration = Duration::from_secs(2);
@@ -35,6 +35,9 @@ pub enum Held {
     /// (c) Tracked by git with no uncommitted change: `git checkout`
     /// brings it back.
     Git,
+    /// (d) The checkpoint taken before the command holds it: `automode
+    /// undo` brings it back.
+    Checkpoint,
 }
 
 impl From<Held> for String {
@@ -49,6 +52,7 @@ impl Held {
             Held::Session => "made by this session".to_string(),
             Held::Build(why) => format!("a build artifact ({why})"),
             Held::Git => "tracked by git with no uncommitted change".to_string(),
+            Held::Checkpoint => "kept by the checkpoint before it (automode undo)".to_string(),
         }
     }
 }
@@ -60,6 +64,7 @@ pub struct Recovery {
     /// When the session's first command was counted (ns since the epoch).
     pub session_start_ns: Option<u64>,
     seen: RefCell<Vec<(PathBuf, Option<Held>)>>,
+    not_kept: RefCell<Vec<String>>,
 }
 
 impl Recovery {
@@ -67,6 +72,7 @@ impl Recovery {
         Recovery {
             session_start_ns,
             seen: RefCell::default(),
+            not_kept: RefCell::default(),
         }
     }
 
@@ -87,10 +93,15 @@ impl Recovery {
             if out[i].is_some() {
                 continue;
             }
-            if !places.inside_cwd(p) || *p == places.cwd || in_git_dir(p) {
+            let inside = places.inside_cwd(p) && *p != places.cwd;
+            if in_git_dir(p) {
                 out[i] = Some(None);
-            } else if let Some(why) = places.artifact(p) {
+            } else if let Some(why) = places.artifact(p).filter(|_| inside) {
                 out[i] = Some(Some(Held::Build(why)));
+            } else if self.checkpoint_holds(places, p) {
+                out[i] = Some(Some(Held::Checkpoint));
+            } else if !inside {
+                out[i] = Some(None);
             } else if self.made_by_session(places, p) {
                 out[i] = Some(Some(Held::Session));
             } else {
@@ -123,6 +134,27 @@ impl Recovery {
     /// Every target looked at, with what held.
     pub fn report(&self) -> Vec<(PathBuf, Option<Held>)> {
         self.seen.borrow().clone()
+    }
+
+    /// The checkpoint before the command gives `p` back (and all it
+    /// holds); when it cannot, why is kept for the message.
+    fn checkpoint_holds(&self, places: &Places, p: &Path) -> bool {
+        let Some(cov) = &places.checkpoint else {
+            return false;
+        };
+        match cov.not_held(p, TREE_LIMIT) {
+            None => true,
+            Some(why) => {
+                self.not_kept.borrow_mut().push(why);
+                false
+            }
+        }
+    }
+
+    /// Why the checkpoint could not give back a target looked at (a file
+    /// over its size limit, …), for the block message.
+    pub fn not_kept(&self) -> Option<String> {
+        self.not_kept.borrow().first().cloned()
     }
 
     /// `p` and, for a directory, everything in it was born after the

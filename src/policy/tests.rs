@@ -111,6 +111,7 @@ fn verdict_on(
         automode_share: Some(PathBuf::from("/opt/automode/share/automode")),
         automode_shims: Some(fx.shims.clone()),
         codex_home: None,
+        checkpoint: None,
     };
     let widening = crate::sandbox::widen::parse(
         analysis.limits.write.as_deref(),

@@ -263,6 +263,7 @@ fn places(home: &Path, cwd: &Path) -> Places {
         automode_share: None,
         automode_shims: None,
         codex_home: None,
+        checkpoint: None,
     }
 }
 
