@@ -540,3 +540,32 @@ fn read_only_commands_take_no_checkpoint() {
     run(&mut env.script("touch new.txt"));
     assert_eq!(checkpoints(&env).len(), 1);
 }
+
+/// `git stash drop` of a stash whose content a checkpoint holds runs
+/// (undo gives it back); a stash made before any checkpoint still waits.
+#[test]
+fn a_stash_a_checkpoint_holds_may_be_dropped_and_others_wait() {
+    let env = Env::new();
+    let root = project(&env);
+    // The user's own stash, from before the session.
+    std::fs::write(root.join("notes.txt"), "the user's stashed notes\n").unwrap();
+    git(&env, "-c user.email=t@t -c user.name=t stash -q");
+    let r = run(&mut env.script("git stash drop"));
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
+    // The agent's stash, made by a checkpointed command.
+    std::fs::write(root.join("src/lib.rs"), "pub fn wip() {}\n").unwrap();
+    let r = run(&mut env.script("git -c user.email=t@t -c user.name=t stash -q"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let n = last_checkpoint(&env);
+    let r = run(&mut env.script("git stash drop -q stash@{0}"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    // The user's, now stash@{0} again, still waits.
+    let r = run(&mut env.script("git stash drop"));
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
+    let u = undo_to(&env, n, &["--file", "src/lib.rs"]);
+    assert_eq!(u.code(), Some(0), "{}", u.stderr());
+    assert_eq!(
+        std::fs::read_to_string(root.join("src/lib.rs")).unwrap(),
+        "pub fn wip() {}\n"
+    );
+}

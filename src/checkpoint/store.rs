@@ -77,6 +77,9 @@ pub struct Point {
     pub new_bytes: u64,
 }
 
+/// git's index as last read: its identity (inode, size, time), its ids.
+type GitCache = ((u64, u64, i64), std::sync::Arc<HashSet<Id>>);
+
 /// An open store, locked for this process until dropped.
 #[derive(Debug)]
 pub struct Store {
@@ -99,6 +102,8 @@ pub struct Store {
     /// `current` no longer matches the log (a checkpoint failed half
     /// way): read the log again before the next one.
     diverged: bool,
+    /// git's index as last read: its identity (inode, size, time) and ids.
+    git_cache: Option<GitCache>,
 }
 
 fn io(what: &str, p: &Path) -> impl Fn(std::io::Error) -> String {
@@ -169,6 +174,7 @@ impl Store {
             unfinished_undo: None,
             ahead: None,
             diverged: false,
+            git_cache: None,
         };
         store.replay()?;
         Ok(store)
@@ -218,7 +224,13 @@ impl Store {
     pub fn walk_ahead(&mut self, max_file_bytes: u64) -> Result<(), String> {
         let root = self.root.clone();
         let logged = self.current.clone();
-        tree::update(&root, &mut self.current, &Scope::All, max_file_bytes)?;
+        tree::update(
+            &root,
+            &mut self.current,
+            &Scope::All,
+            max_file_bytes,
+            &mut HashMap::new(),
+        )?;
         if self.ahead.is_none() {
             self.ahead = Some(logged);
         }
@@ -360,6 +372,21 @@ impl Store {
             .collect()
     }
 
+    /// Some checkpoint holds each of these contents.
+    pub fn holds_all(&self, ids: &[Id]) -> bool {
+        // A link is a blob of its target in git.
+        let held: HashSet<Id> = self
+            .points
+            .iter()
+            .flat_map(|p| {
+                p.set.iter().filter_map(|(_, e)| {
+                    e.id.or_else(|| e.link.as_ref().and_then(|l| Id::of(&l.0)))
+                })
+            })
+            .collect();
+        ids.iter().all(|id| *id == Id::empty() || held.contains(id))
+    }
+
     /// The content of `id`: from the pack, or from git's objects.
     pub fn content(&self, id: &Id) -> Result<Vec<u8>, String> {
         if *id == Id::empty() {
@@ -414,23 +441,23 @@ impl Store {
     ) -> Result<Taken, String> {
         let root = self.root.clone();
         let max_file = settings.max_file_bytes;
-        let region = tree::update(&root, &mut self.current, scope, max_file)?;
+        let mut read = HashMap::new();
+        let region = tree::update(&root, &mut self.current, scope, max_file, &mut read)?;
         let (mut set, mut gone) = match self.ahead.take() {
             Some(logged) => tree::delta(&logged, &self.current),
             None => region.delta(&self.current),
         };
         // git's index is read only when something is not kept yet.
-        let no_git = HashSet::new();
-        let git = if self.needed(&set, &no_git).is_empty() {
-            no_git
+        let git = if self.needed(&set, &HashSet::new()).is_empty() {
+            std::sync::Arc::default()
         } else {
-            super::git::index_ids(&self.root)
+            self.git_ids()
         };
         let mut needed = self.needed(&set, &git);
         if self.pack_end + self.log_end + sum(&needed) > settings.max_bytes {
             self.make_room(&needed, settings)?;
             // What is logged now is older: look at everything again.
-            let region = tree::update(&root, &mut self.current, &Scope::All, max_file)?;
+            let region = tree::update(&root, &mut self.current, &Scope::All, max_file, &mut read)?;
             (set, gone) = match region {
                 Region::All(old) => tree::delta(&old, &self.current),
                 r @ Region::Paths(_) => r.delta(&self.current),
@@ -448,14 +475,21 @@ impl Store {
         let mut objects: Vec<(Id, u64, u64)> = Vec::new();
         let mut at = self.pack_end;
         for (id, key, _) in &needed {
+            // The content as the walk read it, or read again.
+            let bytes = match read.remove(id) {
+                Some(b) => b,
+                None => {
+                    let path = self.root.join(key.path());
+                    let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                        return Err(format!("{} went away while it was kept", path.display()));
+                    };
+                    match tree::read_file(&path, &meta, max_file) {
+                        tree::Read::Bytes(b, _) => b,
+                        _ => return Err(format!("{} changed while it was kept", path.display())),
+                    }
+                }
+            };
             let path = self.root.join(key.path());
-            let Ok(meta) = std::fs::symlink_metadata(&path) else {
-                return Err(format!("{} went away while it was kept", path.display()));
-            };
-            let bytes = match tree::read_file(&path, &meta, max_file) {
-                tree::Read::Bytes(b, _) => b,
-                _ => return Err(format!("{} changed while it was kept", path.display())),
-            };
             let Some(got) = Id::of(&bytes) else {
                 return Err(format!("{} cannot be kept safely", path.display()));
             };
@@ -526,6 +560,27 @@ impl Store {
             new_bytes,
             skipped: self.current.skipped.len(),
         })
+    }
+
+    /// The blob ids git's index names, read again only when the index
+    /// file changed.
+    fn git_ids(&mut self) -> std::sync::Arc<HashSet<Id>> {
+        use std::os::unix::fs::MetadataExt as _;
+        let Some(index) = super::git::git_dir(&self.root).map(|d| d.join("index")) else {
+            return std::sync::Arc::default();
+        };
+        let Ok(m) = std::fs::metadata(&index) else {
+            return std::sync::Arc::default();
+        };
+        let stamp = (m.ino(), m.len(), m.mtime() * 1_000_000_000 + m.mtime_nsec());
+        match &self.git_cache {
+            Some((s, ids)) if *s == stamp => ids.clone(),
+            _ => {
+                let ids = std::sync::Arc::new(super::git::index_ids(&self.root));
+                self.git_cache = Some((stamp, ids.clone()));
+                ids
+            }
+        }
     }
 
     /// Log the start or the end of an undo.

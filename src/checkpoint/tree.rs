@@ -5,7 +5,7 @@
 //! whole project or only the paths a watcher saw change; a file whose
 //! stat data did not move is not read again.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsStr;
 use std::fmt;
 use std::io::Read as _;
@@ -330,18 +330,22 @@ impl Region {
 }
 
 /// Bring `tree` up to date with the project under `root`; what was
-/// looked at, with what the tree held there before.
+/// looked at, with what the tree held there before. The content of the
+/// files read lands in `read` (up to a bound), for the store.
 pub fn update(
     root: &Path,
     tree: &mut Tree,
     scope: &Scope,
     max_file_bytes: u64,
+    read: &mut HashMap<Id, Vec<u8>>,
 ) -> Result<Region, String> {
     let mut walk = Walk {
         root,
         max_file_bytes,
         start: now_ns(),
         count: 0,
+        read,
+        kept: 0,
     };
     let keys = match scope {
         Scope::Paths(keys) if !keys.iter().any(|k| k.0.is_empty()) => keys,
@@ -388,7 +392,14 @@ struct Walk<'a> {
     max_file_bytes: u64,
     start: i64,
     count: usize,
+    /// The content of the files read, by id, while under `KEEP_READ`.
+    read: &'a mut HashMap<Id, Vec<u8>>,
+    kept: u64,
 }
+
+/// How much of the content read by a walk is kept for the store (the
+/// rest is read again when written).
+const KEEP_READ: u64 = 64 * 1024 * 1024;
 
 impl Walk<'_> {
     fn full(&self, key: &Key) -> PathBuf {
@@ -502,6 +513,10 @@ impl Walk<'_> {
                         entry.id = Some(id);
                         entry.size = bytes.len() as u64;
                         entry.racy |= moved;
+                        if self.kept + entry.size <= KEEP_READ {
+                            self.kept += entry.size;
+                            self.read.insert(id, bytes);
+                        }
                     }
                     Read::Gone => return Ok(()),
                     Read::TooLarge(n) => {

@@ -85,6 +85,13 @@ pub(super) fn text() -> String {
     for line in sandbox::credentials::describe() {
         let _ = writeln!(out, "    {line}");
     }
+    let _ = writeln!(
+        out,
+        "\nCheckpoints leave out these directories (and the build artifacts above):"
+    );
+    for (p, why) in crate::checkpoint::EXCLUDED_DIRS {
+        let _ = writeln!(out, "  {p}/  ({why})");
+    }
     let _ = writeln!(out, "\nPrograms (how each is judged by the allow tiers):");
     for line in tools::describe() {
         let _ = writeln!(out, "  {line}");
@@ -121,6 +128,7 @@ pub(super) fn json() -> String {
             "withheldEnv": sandbox::env::describe(),
             "credentials": sandbox::credentials::describe(),
         },
+        "checkpointExcluded": pairs(crate::checkpoint::EXCLUDED_DIRS),
         "programs": tools::describe(),
         "classifierPresets": crate::classifier::provider::preset_lines(),
     });

@@ -84,7 +84,13 @@ fn ago(now: u64, then: u64) -> String {
 /// The project now, as a checkpoint would see it (nothing is written).
 fn now_tree(store: &Store, settings: &checkpoint::Settings) -> Result<Tree, String> {
     let mut t = store.current().clone();
-    tree::update(&store.root, &mut t, &Scope::All, settings.max_file_bytes)?;
+    tree::update(
+        &store.root,
+        &mut t,
+        &Scope::All,
+        settings.max_file_bytes,
+        &mut std::collections::HashMap::new(),
+    )?;
     Ok(t)
 }
 

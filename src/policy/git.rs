@@ -471,6 +471,10 @@ pub fn classify(_name: &str, args: &[Option<&str>], places: &Places) -> Class {
             }
         }
         "stash" => match operands.first().copied() {
+            // A stash whose content a checkpoint holds: undo brings it back.
+            Some("drop") if super::recover::stash_held(places, operands.get(1).copied()) => {
+                Class::Routine
+            }
             Some("drop" | "clear") => review("git stash drop/clear deletes stashed work"),
             Some("list" | "show") => Class::ReadOnly,
             _ => Class::Routine,

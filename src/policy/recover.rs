@@ -209,6 +209,74 @@ impl Recovery {
     }
 }
 
+/// The stash `which` (`stash@{N}`, `N`, none: the newest) holds only
+/// content some checkpoint of the project holds: its worktree, its index
+/// and its untracked files. Then dropping it loses nothing `automode undo`
+/// cannot give back. Git is asked only when the repository's
+/// configuration runs no program.
+pub fn stash_held(places: &Places, which: Option<&str>) -> bool {
+    let (Some(cov), Some(state)) = (&places.checkpoint, &places.automode_state) else {
+        return false;
+    };
+    let rev = match which {
+        None => "stash@{0}".to_string(),
+        Some(w) if w.bytes().all(|b| b.is_ascii_digit()) && !w.is_empty() => {
+            format!("stash@{{{w}}}")
+        }
+        Some(w)
+            if w.strip_prefix("stash@{")
+                .and_then(|r| r.strip_suffix('}'))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            w.to_string()
+        }
+        Some(_) => return false,
+    };
+    if super::git::probe(&places.cwd, None, None) != super::git::Probe::Clean {
+        return false;
+    }
+    let mut ids = Vec::new();
+    for (suffix, required) in [("", true), ("^2", true), ("^3", false)] {
+        let Some(entries) = git_z(
+            &places.cwd,
+            &["ls-tree", "-r", "-z", &format!("{rev}{suffix}")],
+            &[],
+        ) else {
+            if required {
+                return false;
+            }
+            continue;
+        };
+        for e in entries {
+            // `MODE TYPE ID\tPATH`
+            let mut head = e.split('\t').next().unwrap_or("").split(' ');
+            let (_, kind, id) = (head.next(), head.next(), head.next());
+            match (kind, id.and_then(crate::checkpoint::Id::from_hex)) {
+                (Some("blob"), Some(id)) => ids.push(id),
+                (Some("commit"), _) => {}
+                _ => return false,
+            }
+        }
+    }
+    // What the checked-out commit holds stays after the drop.
+    let head: std::collections::HashSet<crate::checkpoint::Id> =
+        git_z(&places.cwd, &["ls-tree", "-r", "-z", "HEAD"], &[])
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|e| {
+                let head = e.split('\t').next()?;
+                crate::checkpoint::Id::from_hex(head.split(' ').nth(2)?)
+            })
+            .collect();
+    ids.retain(|id| !head.contains(id));
+    let dir = crate::checkpoint::store::dir_for(state, &cov.root);
+    if !dir.join("current").exists() {
+        return false;
+    }
+    crate::checkpoint::Store::open(&dir, &cov.root, Duration::from_secs(2))
+        .is_ok_and(|s| s.holds_all(&ids))
+}
+
 /// `p` is a repository's `.git` or inside one.
 fn in_git_dir(p: &Path) -> bool {
     p.components().any(|c| c.as_os_str() == ".git")
