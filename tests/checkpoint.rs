@@ -569,3 +569,31 @@ fn a_stash_a_checkpoint_holds_may_be_dropped_and_others_wait() {
         "pub fn wip() {}\n"
     );
 }
+
+/// An undo never touches what no checkpoint keeps: a dependency tree
+/// changed after the checkpoint stays as it is now, and a directory that
+/// came with it is left in place, named.
+#[test]
+fn an_undo_leaves_what_checkpoints_do_not_keep() {
+    let env = Env::new();
+    let root = project(&env);
+    let r = run(&mut env.script("mkdir -p gen && echo x > gen/out.txt"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let n = last_checkpoint(&env);
+    std::fs::write(
+        root.join("node_modules/dep/index.js"),
+        "module.exports = 2;\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("gen/node_modules/x")).unwrap();
+    std::fs::write(root.join("gen/node_modules/x/a.js"), "1\n").unwrap();
+    let u = undo_to(&env, n, &[]);
+    assert_eq!(u.code(), Some(0), "{}{}", u.stdout(), u.stderr());
+    assert!(u.stdout().contains("gen: left in place"), "{}", u.stdout());
+    assert!(!root.join("gen/out.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(root.join("node_modules/dep/index.js")).unwrap(),
+        "module.exports = 2;\n"
+    );
+    assert!(root.join("gen/node_modules/x/a.js").exists());
+}

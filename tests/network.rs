@@ -203,12 +203,9 @@ fn a_server_one_command_starts_is_reached_by_the_next_and_by_the_user() {
          for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:{port}/ && break; sleep 0.1; done; echo started"
     )));
     assert_eq!(r.stdout(), "started\n", "{}", r.stderr());
-    let pid: i32 = std::fs::read_to_string(env.work.join("server.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    let _stop = Kill(pid);
+    // Stopped by its command line: `$!` is its pid inside the command's
+    // PID namespace, and the namespace's first process holds on too.
+    let _stop = StopServer(format!("http.server {port} "));
     // The next command reaches it.
     let r = run(&mut env.script(&format!("curl -sS http://127.0.0.1:{port}/index.html")));
     assert_eq!(r.stdout(), "hello from the dev server\n", "{}", r.stderr());
@@ -226,6 +223,15 @@ fn a_server_one_command_starts_is_reached_by_the_next_and_by_the_user() {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert!(got.contains("hello from the dev server"), "{got}");
+}
+
+/// Kills every process whose command line holds the marker when dropped.
+struct StopServer(String);
+
+impl Drop for StopServer {
+    fn drop(&mut self) {
+        super::support::kill_all(&self.0);
+    }
 }
 
 /// Kills a process when dropped.

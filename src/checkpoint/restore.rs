@@ -109,11 +109,18 @@ fn parents_are_dirs(root: &Path, key: &Key) -> bool {
     true
 }
 
-/// Carry out `plan` in the project; what could not be done is returned
-/// (the rest is done).
-pub fn apply(store: &Store, plan: &Plan) -> Vec<String> {
+/// What an undo did not do: what failed, and what it left on purpose.
+#[derive(Debug, Default)]
+pub struct Undone {
+    pub failed: Vec<String>,
+    pub left: Vec<String>,
+}
+
+/// Carry out `plan` in the project (the rest is done whatever fails).
+pub fn apply(store: &Store, plan: &Plan) -> Undone {
     let root = store.root.clone();
     let mut failed = Vec::new();
+    let mut left = Vec::new();
     let full = |k: &Key| root.join(k.path());
     for (k, kind) in &plan.remove {
         if !safe(k) || !parents_are_dirs(&root, k) {
@@ -123,7 +130,7 @@ pub fn apply(store: &Store, plan: &Plan) -> Vec<String> {
         let result = match kind {
             Kind::Dir => match std::fs::remove_dir(&path) {
                 Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => {
-                    failed.push(format!(
+                    left.push(format!(
                         "{}: left in place, it holds what no checkpoint keeps",
                         k.shown()
                     ));
@@ -171,7 +178,7 @@ pub fn apply(store: &Store, plan: &Plan) -> Vec<String> {
             let _ = std::fs::set_permissions(full(k), std::fs::Permissions::from_mode(*mode));
         }
     }
-    failed
+    Undone { failed, left }
 }
 
 /// Write one file or link beside its place and rename it over it.

@@ -283,7 +283,8 @@ fn undo(
     // Checked again: the project may have moved since the plan was shown.
     let plan = restore::plan(store.current(), &target, only.as_ref());
     store.note_undo(n, before.n, false, ctx.unix_secs())?;
-    let failed = restore::apply(store, &plan);
+    let undone = restore::apply(store, &plan);
+    let failed = undone.failed;
     store.note_undo(n, before.n, true, ctx.unix_secs())?;
     let counts = serde_json::json!({
         "to": n,
@@ -292,7 +293,7 @@ fn undo(
         "removed": plan.remove.iter().filter(|(_, k)| *k != Kind::Dir).count(),
         "directories": plan.mkdir.len(),
         "failed": failed,
-        "left": plan.left.iter().map(|(k, why)| format!("{}: {why}", k.shown())).collect::<Vec<_>>(),
+        "left": plan.left.iter().map(|(k, why)| format!("{}: {why}", k.shown())).chain(undone.left.iter().cloned()).collect::<Vec<_>>(),
     });
     if a.json {
         return Ok(format!("{counts}\n"));
@@ -305,6 +306,9 @@ fn undo(
         plan.remove.iter().filter(|(_, k)| *k != Kind::Dir).count(),
         before.n
     );
+    for l in &undone.left {
+        let _ = writeln!(out, "  {l}");
+    }
     for f in &failed {
         let _ = writeln!(out, "  not done: {f}");
     }
