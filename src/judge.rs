@@ -1303,6 +1303,50 @@ impl Judge {
         })
     }
 
+    /// Take the checkpoint before an allowed command that may change the
+    /// project (not a read-only one, not a harness's own setup call):
+    /// the shim before it runs the command, the hook before the harness
+    /// does. An error says why none was taken (the caller judges again
+    /// without one).
+    pub fn checkpoint(
+        &self,
+        ctx: &Context,
+        decided: &Decided,
+        script: &str,
+        cwd: &Path,
+    ) -> Result<(), String> {
+        let (Some(cov), Some(state_dir)) = (&self.places.checkpoint, &self.state_dir) else {
+            return Ok(());
+        };
+        if decided.verdict.decision != Decision::Allow
+            || matches!(
+                decided.verdict.tier,
+                policy::Tier::ReadOnly | policy::Tier::Harness
+            )
+        {
+            return Ok(());
+        }
+        let label = checkpoint::Label {
+            session: self
+                .store
+                .as_ref()
+                .map(|s| s.session.clone())
+                .unwrap_or_default(),
+            command: script.chars().take(2000).collect(),
+            cwd: cwd.display().to_string(),
+            time: ctx.unix_secs(),
+        };
+        let watch = ctx.var_str("AUTOMODE_CHECKPOINT_WATCH") != Some("0");
+        checkpoint::take(
+            state_dir,
+            &cov.root,
+            &self.config.checkpoint.settings(),
+            &label,
+            watch,
+        )
+        .map(|_| ())
+    }
+
     /// Use this session id (hook mode gets it in its input).
     pub fn set_session(&mut self, id: &str) {
         if let Some(dir) = &self.state_dir {

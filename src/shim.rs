@@ -18,8 +18,7 @@ use crate::judge::{self, Judge, Origin, Run, Switches, Unconfined};
 use crate::launch::{self, Launch};
 use crate::limits::{self, LimitSource, Limits, Request, Requests};
 use crate::policy::Decision;
-use crate::policy::Tier;
-use crate::{approval, checkpoint, nested, realshell, report, sandbox, script, shell, state};
+use crate::{approval, nested, realshell, report, sandbox, script, shell, state};
 
 /// Shim mode: `bash …` / `sh …`.
 pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
@@ -104,7 +103,7 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     //     only a checkpoint made safe then waits), and never runs
     //     unchecked without a word.
     if decided.verdict.decision == Decision::Allow
-        && let Err(why) = checkpoint(ctx, &judge, &decided, &original, &cwd)
+        && let Err(why) = judge.checkpoint(ctx, &decided, &original, &cwd)
     {
         judge.places.checkpoint = None;
         decided = judge.judge(ctx, &request);
@@ -221,42 +220,6 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     std::mem::forget(decided);
     std::mem::forget(judge);
     exit
-}
-
-/// Take the checkpoint before a command that may change the project
-/// (not a read-only one, not a harness's own setup call).
-fn checkpoint(
-    ctx: &Context,
-    judge: &Judge,
-    decided: &judge::Decided,
-    script: &str,
-    cwd: &Path,
-) -> Result<(), String> {
-    let (Some(cov), Some(state_dir)) = (&judge.places.checkpoint, &judge.state_dir) else {
-        return Ok(());
-    };
-    if matches!(decided.verdict.tier, Tier::ReadOnly | Tier::Harness) {
-        return Ok(());
-    }
-    let label = checkpoint::Label {
-        session: judge
-            .store
-            .as_ref()
-            .map(|s| s.session.clone())
-            .unwrap_or_default(),
-        command: script.chars().take(2000).collect(),
-        cwd: cwd.display().to_string(),
-        time: ctx.unix_secs(),
-    };
-    let watch = ctx.var_str("AUTOMODE_CHECKPOINT_WATCH") != Some("0");
-    checkpoint::take(
-        state_dir,
-        &cov.root,
-        &judge.config.checkpoint.settings(),
-        &label,
-        watch,
-    )
-    .map(|_| ())
 }
 
 /// A script on a terminal's stdin: an interactive shell. Started for a

@@ -597,3 +597,36 @@ fn an_undo_leaves_what_checkpoints_do_not_keep() {
     );
     assert!(root.join("gen/node_modules/x/a.js").exists());
 }
+
+/// A directory replaced by a link to a place outside the project: the
+/// watcher's old watch on it still reports what happens there, and none
+/// of it is read into the store.
+#[test]
+fn a_directory_turned_link_is_not_read_through() {
+    let env = Env::new();
+    let root = project(&env);
+    let outside = env.root().join("outside");
+    run(&mut env.script("touch first"));
+    wait_for_watcher(&env);
+    // The user moves the directory out and leaves a link in its place.
+    std::fs::rename(root.join("src"), &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("src")).unwrap();
+    let r = run(&mut env.script("touch second"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    std::fs::write(outside.join("secret.txt"), "TOPSECRET-7731\n").unwrap();
+    std::fs::write(outside.join("main.rs"), "TOPSECRET-7731 in main\n").unwrap();
+    let r = run(&mut env.script("touch third"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let mut stack = vec![env.root().join("state/automode/checkpoints")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(bytes) = std::fs::read(&p) {
+                let text = String::from_utf8_lossy(&bytes);
+                assert!(!text.contains("TOPSECRET-7731"), "{} holds it", p.display());
+            }
+        }
+    }
+}

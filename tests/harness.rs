@@ -208,6 +208,30 @@ fn hook_mode_allows_routine_commands_and_denies_with_the_reason() {
     assert!(r.stdout().contains("profile-write"), "{}", r.stdout());
 }
 
+/// In hook mode Claude Code runs the command itself: the hook takes the
+/// checkpoint before it answers, so a deletion it allows can be undone.
+#[test]
+fn hook_mode_takes_the_checkpoint_before_it_allows() {
+    let env = Env::new();
+    std::fs::write(env.work.join("draft.md"), "the user's draft\n").unwrap();
+    let f = fixture(&env, "claude", "hook-pretooluse-ls.json");
+    let mut input = f["stdin"].clone();
+    input["cwd"] = json!(env.work.display().to_string());
+    input["tool_input"]["command"] = json!("rm draft.md");
+    let (code, out, err) = hook(&env, &input.to_string());
+    assert_eq!(code, Some(0), "{err}");
+    let (d, reason) = decision(&out);
+    assert_eq!(d, "allow", "{reason}");
+    // What Claude Code then does, and the user's undo.
+    std::fs::remove_file(env.work.join("draft.md")).unwrap();
+    let r = run(env.automode().args(["undo", "--to", "1", "--yes"]));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert_eq!(
+        std::fs::read_to_string(env.work.join("draft.md")).unwrap(),
+        "the user's draft\n"
+    );
+}
+
 #[test]
 fn hook_mode_fails_closed_with_exit_2() {
     let env = Env::new();

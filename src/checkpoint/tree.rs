@@ -120,6 +120,12 @@ impl Key {
         (Key(lo), Key(hi))
     }
 
+    /// The directory `self` is in; None at the top.
+    pub fn parent(&self) -> Option<Key> {
+        let at = self.0.iter().rposition(|b| *b == b'/')?;
+        Some(Key(self.0[..at].to_vec()))
+    }
+
     /// `self` is `other` or inside it.
     pub fn within(&self, other: &Key) -> bool {
         self.0 == other.0
@@ -366,6 +372,17 @@ pub fn update(
     let mut parts: Vec<(Key, BTreeMap<Key, Entry>)> = Vec::new();
     for key in keys {
         if parts.iter().any(|(d, _)| key.within(d)) || excluded_on_the_way(&key) {
+            continue;
+        }
+        // Only below a directory the tree holds: a path whose parent is
+        // now a link (or gone) would be read through it, out of the
+        // project. What it held goes.
+        let parent_is_dir = key
+            .parent()
+            .is_none_or(|p| tree.entries.get(&p).is_some_and(|e| e.kind == Kind::Dir));
+        if !parent_is_dir {
+            let old = tree.take_subtree(&key);
+            parts.push((key, old));
             continue;
         }
         let old = tree.take_subtree(&key);

@@ -175,23 +175,27 @@ pub(super) fn run(ctx: &Context, harness: &str) -> Exit {
         judge.set_session(&format!("claude-code-{s}"));
     }
     judge.transcript = transcript.map(PathBuf::from).filter(|p| p.is_absolute());
-    let decided = judge.judge(
-        ctx,
-        &judge::Request {
-            origin: Origin::Hook,
-            script: &command,
-            cwd: &cwd,
-            positional: shell::Positional {
-                dollar0: "bash".into(),
-                args: Vec::new(),
-            },
-            max_bytes: shell::MAX_COMMAND_BYTES,
-            dialect: shell::Dialect::Bash,
-            trust_env: true,
-            terminal: false,
-            undecodable: None,
+    let request = judge::Request {
+        origin: Origin::Hook,
+        script: &command,
+        cwd: &cwd,
+        positional: shell::Positional {
+            dollar0: "bash".into(),
+            args: Vec::new(),
         },
-    );
+        max_bytes: shell::MAX_COMMAND_BYTES,
+        dialect: shell::Dialect::Bash,
+        trust_env: true,
+        terminal: false,
+        undecodable: None,
+    };
+    let mut decided = judge.judge(ctx, &request);
+    // The checkpoint before Claude Code runs it; without one, judged again.
+    if let Err(why) = judge.checkpoint(ctx, &decided, &command, &cwd) {
+        judge.places.checkpoint = None;
+        decided = judge.judge(ctx, &request);
+        report::no_checkpoint(&why, decided.verdict.decision == Decision::Allow);
+    }
     // Hook mode runs nothing: Claude Code runs what is allowed, so the
     // decision is the invocation's one record.
     judge.recorder(ctx, &cwd).no_run(&decided);
