@@ -95,6 +95,7 @@ impl Recorder<'_> {
                     script: &decided.judged,
                     cwd: &self.cwd.to_string_lossy(),
                     harness: self.harness,
+                    suggest: verdict.suggest.as_ref().map_or(&[], |(rules, _)| rules),
                 },
             );
         };

@@ -357,3 +357,57 @@ fn the_configuration_examples_load_or_say_where_they_are_wrong() {
         }
     }
 }
+
+/// `automode allow`: the rule suggested for the last review, added to the
+/// global file with its diff, lets that command run; a rule automode does
+/// not understand is refused; the agent cannot run it; --remove takes it
+/// out again.
+#[test]
+fn allow_adds_the_suggested_rule_and_the_command_then_runs() {
+    let env = Env::new().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"checkpoint": {"enabled": false}}"#,
+    );
+    std::fs::write(env.work.join("old.txt"), "kept\n").unwrap();
+    let r = run(&mut env.script("rm old.txt"));
+    assert_eq!(r.code(), Some(121), "{}", r.stderr());
+    let r = run(env.automode().args(["allow", "--last"]));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(
+        r.stdout().contains("+      \"bash(rm old.txt:*)\""),
+        "{}",
+        r.stdout()
+    );
+    let file = env.root().join("config/automode/config.json");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(v["permissions"]["allow"], json!(["bash(rm old.txt:*)"]));
+    let r = run(&mut env.script("rm old.txt"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(!env.work.join("old.txt").exists());
+    // Not understood: refused, the file unchanged.
+    let r = run(env.automode().args(["allow", "bash(unclosed"]));
+    assert_eq!(r.code(), Some(1));
+    assert!(
+        r.stderr().contains("not a rule automode understands"),
+        "{}",
+        r.stderr()
+    );
+    // The agent cannot allow itself.
+    let inside = format!(
+        "{} allow 'bash(curl *)'",
+        crate::support::automode_bin().display()
+    );
+    let r = run(env.script(&inside).env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"autoMode": {"enabled": false}}"#,
+    ));
+    assert_eq!(r.code(), Some(121), "{}", r.stderr());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(v["permissions"]["allow"], json!(["bash(rm old.txt:*)"]));
+    let r = run(env
+        .automode()
+        .args(["allow", "--remove", "bash(rm old.txt:*)"]));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(v["permissions"]["allow"], json!([]));
+}

@@ -77,6 +77,13 @@ pub enum Command {
         prune: bool,
         json: bool,
     },
+    /// `automode allow RULE`, `automode allow --last`, `automode allow
+    /// --remove RULE` (user only).
+    Allow {
+        rule: Option<String>,
+        last: bool,
+        remove: bool,
+    },
     /// `automode reset [--session ID]` (user only).
     Reset {
         session: Option<String>,
@@ -127,6 +134,7 @@ impl Command {
             Command::Switch { .. }
                 | Command::Approve { .. }
                 | Command::Undo { .. }
+                | Command::Allow { .. }
                 | Command::Reset { .. }
                 | Command::Trust { .. }
                 | Command::Model { set: Some(_), .. }
@@ -216,6 +224,8 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
     let mut file = None;
     let mut yes = false;
     let mut prune = false;
+    let mut last = false;
+    let mut remove = false;
     while let Some(arg) = parser.next()? {
         match arg {
             Long("help") | Short('h') => return Ok(Command::HelpFor(sub.to_string())),
@@ -247,6 +257,8 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
             Long("file") if sub == "undo" => file = Some(parser.value()?),
             Long("yes") | Short('y') if sub == "undo" => yes = true,
             Long("prune") if sub == "undo" => prune = true,
+            Long("last") if sub == "allow" => last = true,
+            Long("remove") if sub == "allow" => remove = true,
             Long("online") if sub == "doctor" => online = true,
             Long("session") if matches!(sub, "on" | "off" | "reset" | "denials") => {
                 session = Some(string_value(parser, "--session")?);
@@ -260,7 +272,14 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
             Value(v)
                 if matches!(
                     sub,
-                    "trust" | "untrust" | "model" | "hook" | "setup" | "approve" | "completions"
+                    "trust"
+                        | "untrust"
+                        | "model"
+                        | "hook"
+                        | "setup"
+                        | "approve"
+                        | "completions"
+                        | "allow"
                 ) && dir.is_none() =>
             {
                 dir = Some(v)
@@ -300,6 +319,29 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
             session,
         },
         "reset" => Command::Reset { session },
+        "allow" => {
+            let rule = dir.map(|d| d.to_string_lossy().into_owned());
+            match (&rule, last, remove) {
+                (None, false, _) => {
+                    return Err(CliError(
+                        "automode allow needs a rule (for example 'bash(npm run build*)') or --last"
+                            .into(),
+                    ));
+                }
+                (Some(_), true, _) => {
+                    return Err(CliError(
+                        "automode allow takes a rule or --last, not both".into(),
+                    ));
+                }
+                (None, true, true) => {
+                    return Err(CliError(
+                        "automode allow --remove needs the rule to remove".into(),
+                    ));
+                }
+                _ => {}
+            }
+            Command::Allow { rule, last, remove }
+        }
         "undo" => {
             if prune && (to.is_some() || file.is_some()) {
                 return Err(CliError(

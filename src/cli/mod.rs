@@ -3,6 +3,7 @@
 //! subcommands that change automode's state are the user's only: they
 //! refuse to run inside an agent's command.
 
+mod allow;
 mod approve;
 mod args;
 mod check;
@@ -105,6 +106,14 @@ pub fn run(ctx: &Context) -> Exit {
             approve::run(ctx, dirs.state.as_deref(), code.as_deref(), deny, json)
         }
         Command::Reset { session } => reset::run(dirs.state.as_deref(), session),
+        Command::Allow { rule, last, remove } => allow::run(
+            ctx,
+            dirs.config.as_deref(),
+            dirs.state.as_deref(),
+            rule.as_deref(),
+            last,
+            remove,
+        ),
         Command::Undo {
             to,
             file,

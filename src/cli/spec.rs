@@ -293,6 +293,28 @@ pub const COMMANDS: &[Sub] = &[
         more: "",
     },
     Sub {
+        name: "allow",
+        args: "[RULE]",
+        summary: "add a permissions.allow rule to your global configuration, or the one suggested for the last blocked command (the user only)",
+        who: Who::User,
+        options: &[
+            Opt {
+                long: "last",
+                short: None,
+                value: None,
+                help: "the rules suggested for the last command that waited for review",
+            },
+            Opt {
+                long: "remove",
+                short: None,
+                value: None,
+                help: "remove RULE instead",
+            },
+        ],
+        values: &[],
+        more: "Shows the change to the file; a rule automode does not understand is refused. Example: automode allow 'bash(npm run build*)'.",
+    },
+    Sub {
         name: "undo",
         args: "",
         summary: "list this project's checkpoints, or put the project back as it was before a command (the user only, in their own terminal)",

@@ -84,6 +84,8 @@ pub struct Counted<'a> {
     pub cwd: &'a str,
     /// The harness that runs the session, when it is known.
     pub harness: Option<&'static str>,
+    /// The allow rules suggested for a review.
+    pub suggest: &'a [String],
 }
 
 /// Count a classifier call: failures separately from denials; a success
@@ -148,6 +150,7 @@ pub fn count(s: &mut SessionState, now: u64, v: Counted<'_>) {
             rule: v.rule.to_string(),
             reason: v.reason.to_string(),
             command: audit::clip(v.script).chars().take(500).collect(),
+            suggest: v.suggest.to_vec(),
         });
         let excess = s.recent_denials.len().saturating_sub(RECENT_DENIALS);
         s.recent_denials.drain(..excess);
@@ -163,6 +166,9 @@ pub struct DenialRecord {
     pub rule: String,
     pub reason: String,
     pub command: String,
+    /// The allow rules that would let commands like it run (for a review).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suggest: Vec<String>,
 }
 
 /// One session's state.
