@@ -522,3 +522,40 @@ fn allow_rules_match_case_sensitively_and_deny_rules_do_not() {
         assert_eq!(v["tier"], "deny-rule", "{spelling}: {v}");
     }
 }
+
+/// A developer's first day (issue 24): a virtual environment's own
+/// `activate`, PATH and PYTHONPATH pointed inside the project, run with no
+/// classifier; the same variables pointed elsewhere still wait or are
+/// refused.
+#[test]
+fn a_virtual_environment_and_project_paths_run_without_review() {
+    let env = Env::new();
+    let made = run(&mut env.real("python3 -m venv --without-pip .venv"));
+    assert_eq!(made.code(), Some(0), "{}", made.stderr());
+    write(&env.work.join("src/app/__main__.py"), "print('app ran')\n");
+    for (script, want) in [
+        (
+            "source .venv/bin/activate && python3 -c 'import sys; print(sys.prefix)'",
+            "/.venv\n",
+        ),
+        (". .venv/bin/activate && deactivate && echo back", "back\n"),
+        (
+            "PATH=\"$PWD/.venv/bin:$PATH\" python3 -c 'import sys; print(sys.prefix)'",
+            "/.venv\n",
+        ),
+        ("PYTHONPATH=$PWD/src python3 -m app", "app ran\n"),
+    ] {
+        let r = run(&mut env.script(script));
+        assert_eq!(r.code(), Some(0), "{script}: {}", r.stderr());
+        assert!(r.stdout().ends_with(want), "{script}: {}", r.stdout());
+    }
+    for script in [
+        "PYTHONHOME=/tmp/elsewhere python3 -c 1",
+        "PYTHONPATH=/tmp/elsewhere python3 -m app",
+        "PATH=\"/tmp/elsewhere:$PATH\" python3 -c 1",
+        "S=/tmp/elsewhere; PYTHONHOME=\"$S\"; python3 -c 1",
+    ] {
+        let r = run(&mut env.script(script));
+        assert_eq!(r.code(), Some(BLOCKED), "{script}: {}", r.stderr());
+    }
+}

@@ -653,6 +653,10 @@ mod tests {
             for o in s.options {
                 let mut argv: Vec<OsString> = vec![s.name.into()];
                 argv.extend(first.iter().map(OsString::from));
+                // `allow --remove` names the rule it removes.
+                if s.name == "allow" && o.long == "remove" {
+                    argv.push("bash(true)".into());
+                }
                 argv.push(format!("--{}", o.long).into());
                 if let Some(v) = o.value {
                     argv.push(if v == "DIR" { "/".into() } else { "1".into() });

@@ -1529,6 +1529,51 @@ fn harmless_value(ctx: &Ctx<'_>, name: &str, value: Option<&str>) -> bool {
     }
 }
 
+/// A PATH as written, when its value is not known here: the PATH the
+/// command started with (`$PATH`) and directories inside the project
+/// (`$PWD/.venv/bin`, `./node_modules/.bin` spelled absolute), nothing
+/// else (`PATH="$PWD/.venv/bin:$PATH" pytest`).
+pub fn path_raw_ok(ctx: &Ctx<'_>, raw: &str) -> bool {
+    list_raw_inside(ctx, raw, "PATH") || {
+        let t = raw
+            .strip_prefix('"')
+            .and_then(|r| r.strip_suffix('"'))
+            .unwrap_or(raw);
+        !t.contains('$') && t.split(':').all(|d| path_value_ok(ctx, d))
+    }
+}
+
+/// A path list as written (`$PWD/src:$PYTHONPATH`): directories inside
+/// the project, and the variable's own value as the command started
+/// (`$NAME`), nothing else.
+fn list_raw_inside(ctx: &Ctx<'_>, raw: &str, name: &str) -> bool {
+    let t = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
+    if t.contains(['`', '\'', '"', '\\']) || t.contains("$(") {
+        return false;
+    }
+    let own = [format!("${name}"), format!("${{{name}}}")];
+    !t.is_empty()
+        && t.split(':').all(|d| {
+            if own.iter().any(|o| o == d) {
+                return true;
+            }
+            let rest = d.strip_prefix("${PWD}").or_else(|| d.strip_prefix("$PWD"));
+            let dir = match rest {
+                Some(r) if r.is_empty() || r.starts_with('/') => {
+                    format!("{}{r}", ctx.places.cwd.display())
+                }
+                Some(_) => return false,
+                None if d.contains('$') => return false,
+                None => d.to_string(),
+            };
+            let resolved = crate::shell::paths::resolve(&ctx.places.cwd, &dir).0;
+            dir.starts_with('/') && super::tools::inside(ctx.places, &resolved.to_string_lossy())
+        })
+}
+
 /// A PATH made of directories that already were on PATH, directories
 /// inside the working directory, and the usual tool directories.
 pub fn path_value_ok(ctx: &Ctx<'_>, v: &str) -> bool {
@@ -1565,6 +1610,42 @@ pub fn path_value_ok(ctx: &Ctx<'_>, v: &str) -> bool {
     })
 }
 
+/// `NAME="$SAVED"` where the script only ever saved NAME's own value in
+/// SAVED (`SAVED="${NAME:-}"`, a virtual environment's `activate` and
+/// `deactivate`): NAME is set back to what it was, not to something new.
+fn restored(ctx: &Ctx<'_>, a: &crate::shell::analysis::Assignment) -> bool {
+    // `export NAME` (no value): the value is the one set before, judged
+    // where it was set.
+    if let Some(c) = a.command.and_then(|i| ctx.analysis.commands.get(i))
+        && c.base_name()
+            .is_some_and(|n| matches!(n, "export" | "readonly" | "declare" | "typeset" | "local"))
+        && c.argv
+            .iter()
+            .skip(1)
+            .any(|w| w.lit() == Some(a.name.as_str()))
+    {
+        return true;
+    }
+    // A prompt with plain text put before it (the venv's name): nothing
+    // in the text is expanded.
+    if matches!(a.name.as_str(), "PS1" | "PS2" | "PS4") && a.prefixed.is_some() {
+        return true;
+    }
+    let Some(saved) = a.from.as_deref() else {
+        return false;
+    };
+    if saved == a.name {
+        return true;
+    }
+    let mut saves = ctx
+        .analysis
+        .assignments
+        .iter()
+        .filter(|b| b.name == saved)
+        .peekable();
+    saves.peek().is_some() && saves.all(|b| b.from.as_deref() == Some(a.name.as_str()))
+}
+
 /// Builtins that run no program and read no dangerous variable.
 pub const INERT_BUILTINS: &[&str] = &[
     "export", "readonly", "local", "declare", "typeset", "unset", "true", "false", ":", "return",
@@ -1576,7 +1657,13 @@ fn dangerous_assignment(ctx: &Ctx<'_>) -> Option<String> {
     for (i, c) in ctx.analysis.commands.iter().enumerate() {
         for (n, v) in &c.env {
             // PATH is judged by the allow tiers (mod.rs).
-            if n != "PATH" && exec_var(n).is_some() && !harmless_value(ctx, n, v.known()) {
+            // Set from inside the project: what it loads, the sandbox
+            // confines like any project code.
+            if n != "PATH"
+                && exec_var(n).is_some()
+                && !harmless_value(ctx, n, v.known())
+                && !list_raw_inside(ctx, &v.raw, n)
+            {
                 return Some(format!(
                     "{n}={} for {}",
                     v.raw,
@@ -1603,7 +1690,7 @@ fn dangerous_assignment(ctx: &Ctx<'_>) -> Option<String> {
                     .base_name()
                     .is_some_and(|n| INERT_BUILTINS.contains(&n))
         });
-        if later && !harmless_value(ctx, &a.name, a.value.as_deref()) {
+        if later && !harmless_value(ctx, &a.name, a.value.as_deref()) && !restored(ctx, a) {
             return Some(format!(
                 "{}={} before later commands: {why}",
                 a.name,

@@ -1069,7 +1069,10 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
             ));
         }
         for (n, v) in &c.env {
-            if n == "PATH" && !v.known().is_some_and(|v| catalogue::path_value_ok(ctx, v)) {
+            if n == "PATH"
+                && !v.known().is_some_and(|v| catalogue::path_value_ok(ctx, v))
+                && !catalogue::path_raw_ok(ctx, &v.raw)
+            {
                 f.review.push(format!(
                     "runs {} with PATH={}",
                     c.base_name().unwrap_or(""),

@@ -264,6 +264,59 @@ pub struct Assignment {
     pub before: usize,
     /// The builtin that made it, if one did.
     pub command: Option<usize>,
+    /// The value is exactly another variable's (`$X`, `"${X:-}"`): its
+    /// name (`X`). Saving a variable and setting it back is not a change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// The value is plain text put before the variable's own value
+    /// (`PS1="(.venv) ${PS1:-}"`): that text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefixed: Option<String>,
+}
+
+/// The variable a value is exactly, when it is one expansion and nothing
+/// else: `$X`, `${X}`, `${X:-}`, `${X-}`, each maybe in double quotes.
+pub fn copied_var(raw: &str) -> Option<&str> {
+    let t = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
+    let name = if let Some(inner) = t.strip_prefix("${").and_then(|r| r.strip_suffix('}')) {
+        inner
+            .strip_suffix(":-")
+            .or_else(|| inner.strip_suffix('-'))
+            .unwrap_or(inner)
+    } else {
+        t.strip_prefix('$')?
+    };
+    let mut chars = name.chars();
+    (chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then_some(name)
+}
+
+/// `TEXT${NAME:-}` where TEXT holds no expansion, backquote or escape,
+/// however quoted (`"(.venv) ${PS1:-}"`, `'(.venv) '"${PS1:-}"`): TEXT
+/// without its quotes.
+pub fn own_with_prefix(raw: &str, name: &str) -> Option<String> {
+    let body = raw.strip_suffix('"').unwrap_or(raw);
+    let forms = [
+        format!("${{{name}:-}}"),
+        format!("${{{name}-}}"),
+        format!("${{{name}}}"),
+        format!("${name}"),
+    ];
+    let prefix = forms.iter().find_map(|f| body.strip_suffix(f.as_str()))?;
+    if prefix.contains(['$', '`', '\\']) {
+        return None;
+    }
+    let text: String = prefix
+        .chars()
+        .filter(|c| !matches!(c, '"' | '\''))
+        .collect();
+    (!text.is_empty()).then_some(text)
 }
 
 /// What the agent asks for with leading assignments on its script:

@@ -950,6 +950,10 @@ impl<'a> Walker<'a> {
             self.assigned_name(&a.name, None);
             if let Some(last) = self.out.assignments.last_mut() {
                 last.value = value.known().map(str::to_string);
+                if let AssignValue::Scalar(w) = &a.value {
+                    last.from = super::analysis::copied_var(w.raw.as_str()).map(str::to_string);
+                    last.prefixed = super::analysis::own_with_prefix(w.raw.as_str(), &a.name);
+                }
             }
         }
         self.remember_value(&a.name, &value, sc, f);
@@ -1041,6 +1045,8 @@ impl<'a> Walker<'a> {
             value: None,
             before: self.out.commands.len(),
             command,
+            from: None,
+            prefixed: None,
         });
         if name.starts_with("AUTOMODE_") {
             self.finding(
