@@ -559,3 +559,53 @@ fn a_virtual_environment_and_project_paths_run_without_review() {
         assert_eq!(r.code(), Some(BLOCKED), "{script}: {}", r.stderr());
     }
 }
+
+/// Reading is allowed (issue 24): the forge's read-only subcommands with
+/// the user's own login, sqlite3 statements that only read, `git add` of
+/// a protected path (it reads it into the index), bundled short options
+/// read as the tool reads them; what writes or reaches further still
+/// waits.
+#[test]
+fn reading_the_forge_a_database_and_bundled_options_is_read_only() {
+    let env = Env::new();
+    write(&env.work.join(".cursor/rules/style.mdc"), "style\n");
+    let check =
+        |script: &str| json(&run(env.automode().args(["check", "--json", script])).stdout());
+    for (script, tier) in [
+        ("gh pr view 42", "read-only"),
+        ("gh run list --limit 5", "read-only"),
+        ("glab mr list", "read-only"),
+        ("sqlite3 :memory: 'select 1'", "read-only"),
+        (
+            "sqlite3 app.db 'select count(*) from t; pragma table_info(t)'",
+            "read-only",
+        ),
+        ("git add .cursor/rules/style.mdc", "routine"),
+        ("curl -sI http://127.0.0.1:3000/", "read-only"),
+        ("curl -sSfI http://localhost:3000/health", "read-only"),
+    ] {
+        let v = check(script);
+        assert_eq!(v["decision"], "allow", "{script}: {}", v["reason"]);
+        assert_eq!(v["tier"], tier, "{script}: {}", v["reason"]);
+    }
+    for script in [
+        "gh pr view 42 --web",
+        "gh auth status --show-token",
+        "gh api -X DELETE /repos/o/r",
+        "sqlite3 app.db 'delete from t'",
+        "sqlite3 :memory: \"select load_extension('/tmp/x.so')\"",
+        "sqlite3 /var/lib/app.db 'select 1'",
+        "sqlite3 app.db",
+    ] {
+        let v = check(script);
+        assert_ne!(v["tier"], "read-only", "{script}: {}", v["reason"]);
+    }
+    // A bundle that hides a method or data is not a read.
+    for script in [
+        "curl -sIX POST http://127.0.0.1:3000/",
+        "curl -sd x=1 http://127.0.0.1:3000/",
+    ] {
+        let v = check(script);
+        assert_ne!(v["tier"], "read-only", "{script}: {}", v["reason"]);
+    }
+}

@@ -1147,7 +1147,15 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
         }
         // Routine tools that write where their arguments say: a protected
         // path among them (`git mv x .git/hooks/…`, `unzip -d .git`).
-        if matches!(class, Class::Routine) {
+        // `git add` only reads the files it names (into the index).
+        let git_add = c.base_name() == Some("git")
+            && c.argv
+                .iter()
+                .skip(1)
+                .find_map(|w| w.lit())
+                .filter(|w| !w.starts_with('-'))
+                == Some("add");
+        if matches!(class, Class::Routine) && !git_add {
             let base = c.cwd.first().unwrap_or(&ctx.places.cwd);
             for t in c.argv.iter().skip(1).filter_map(|w| w.lit()) {
                 let t = t

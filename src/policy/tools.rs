@@ -3330,8 +3330,12 @@ fn fetch(call: &Call<'_>) -> Class {
     // A request that may change something where it goes (a method but
     // GET or HEAD, data, an upload, an option not in the table).
     let mut changes: Option<String> = None;
+    // Bundled short options as the tool's getopt reads them: `-sI` is
+    // `-s -I`; a letter that takes a value takes the rest (`-ofile`).
+    let words = fetch_words(call);
+    let word = |i: usize| words.get(i).map(String::as_str);
     let mut i = 0;
-    while let Some(a) = call.lit(i) {
+    while let Some(a) = word(i) {
         if a.starts_with('-') && a.len() > 1 {
             let (name, inline_value) = match a.split_once('=') {
                 Some((n, _)) if n.starts_with("--") => (n, true),
@@ -3366,7 +3370,7 @@ fn fetch(call: &Call<'_>) -> Class {
                     | "--retry"
             );
             if matches!(name, "-X" | "--request")
-                && !call.lit(i + 1).is_some_and(|m| {
+                && !word(i + 1).is_some_and(|m| {
                     m.eq_ignore_ascii_case("GET") || m.eq_ignore_ascii_case("HEAD")
                 })
             {
@@ -3404,6 +3408,47 @@ fn fetch(call: &Call<'_>) -> Class {
         return Class::Network(format!("{} reads from an allow-listed host", call.name));
     }
     Class::Review(format!("{} transfers data over the network", call.name))
+}
+
+/// The fetch tool's words with bundled short options split (`-sSI` →
+/// `-s -S -I`; `-sofile` → `-s -o file`): a letter that takes a value
+/// ends the bundle, the rest is its value.
+fn fetch_words(call: &Call<'_>) -> Vec<String> {
+    let takes_value = |c: char| {
+        let short = format!("-{c}");
+        matches!(c, 'o' | 'w' | 'm' | 'H' | 'X')
+            || (call.name != "curl" && c == 'O')
+            || FETCH_VALUE_OPTIONS.contains(&short.as_str())
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(a) = call.lit(i) {
+        i += 1;
+        let bundle = a.len() > 2
+            && a.starts_with('-')
+            && !a.starts_with("--")
+            && !FETCH_SAFE_OPTIONS.contains(&a)
+            && a[1..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic());
+        if !bundle {
+            out.push(a.to_string());
+            continue;
+        }
+        let letters: Vec<char> = a[1..].chars().collect();
+        for (k, c) in letters.iter().enumerate() {
+            out.push(format!("-{c}"));
+            if takes_value(*c) {
+                let rest: String = letters[k + 1..].iter().collect();
+                if !rest.is_empty() {
+                    out.push(rest);
+                }
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// Is the URL's host (and port) on the network allow-list?
@@ -3528,27 +3573,124 @@ fn network(call: &Call<'_>) -> Class {
             .filter(|a| !a.starts_with('-'))
             .copied()
             .collect();
-        if matches!(
-            (ops.first().copied(), ops.get(1).copied()),
-            (
-                Some("pr" | "issue" | "run" | "repo" | "release" | "workflow"),
-                Some("view" | "list" | "status" | "diff" | "checks")
-            ) | (Some("status"), _)
-        ) {
-            return Class::Review(format!(
-                "{} reads from the network with the user's token",
-                call.name
-            ));
+        // Reading the forge with the user's own login (it reaches it
+        // through the wall, the tool's own credentials only: the side
+        // doors' table): read-only work. Not `--web` (a browser), not
+        // anything that prints the token.
+        let opens_browser = call
+            .args
+            .iter()
+            .flatten()
+            .any(|a| matches!(*a, "--web" | "-w" | "--show-token" | "-t"));
+        if !opens_browser
+            && !call.any_dynamic()
+            && matches!(
+                (ops.first().copied(), ops.get(1).copied()),
+                (
+                    Some(
+                        "pr" | "mr"
+                            | "issue"
+                            | "run"
+                            | "ci"
+                            | "repo"
+                            | "release"
+                            | "workflow"
+                            | "label"
+                    ),
+                    Some("view" | "list" | "status" | "diff" | "checks")
+                ) | (Some("status"), _)
+                    | (
+                        Some("search"),
+                        Some("repos" | "issues" | "prs" | "code" | "commits")
+                    )
+            )
+        {
+            return Class::ReadOnly;
         }
     }
     Class::Review(format!("{}: network tools reach other machines", call.name))
 }
 
 fn database(call: &Call<'_>) -> Class {
+    if call.name == "sqlite3" && sqlite_reads_only(call) {
+        return Class::ReadOnly;
+    }
     Class::Review(format!(
         "{}: databases hold data that may not be recoverable",
         call.name
     ))
+}
+
+/// `sqlite3 DB SQL…` whose every statement only reads (`SELECT`,
+/// `EXPLAIN`, `PRAGMA name` without a value, a few dot commands that only
+/// print), on `:memory:` or a file inside the project, or `-readonly`;
+/// never a function that reaches files or loads code.
+fn sqlite_reads_only(call: &Call<'_>) -> bool {
+    if call.any_dynamic() {
+        return false;
+    }
+    let words: Vec<&str> = call.args.iter().flatten().copied().collect();
+    let (opts, rest): (Vec<&str>, Vec<&str>) = words.iter().partition(|w| w.starts_with('-'));
+    if !opts.iter().all(|o| {
+        matches!(
+            *o,
+            "-readonly"
+                | "-header"
+                | "-noheader"
+                | "-csv"
+                | "-json"
+                | "-line"
+                | "-list"
+                | "-column"
+                | "-box"
+                | "-table"
+                | "-markdown"
+                | "-batch"
+                | "-bail"
+        )
+    }) {
+        return false;
+    }
+    let [db, sql @ ..] = rest.as_slice() else {
+        return false;
+    };
+    if sql.is_empty() {
+        // Statements from stdin: not seen here.
+        return false;
+    }
+    if *db != ":memory:" && !inside(call.places, db) {
+        return false;
+    }
+    sql.iter().all(|text| {
+        let lower = text.to_ascii_lowercase();
+        if [
+            "load_extension",
+            "readfile",
+            "writefile",
+            "edit(",
+            "fts3_tokenizer",
+            "attach",
+        ]
+        .iter()
+        .any(|bad| lower.contains(bad))
+        {
+            return false;
+        }
+        lower
+            .split(';')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .all(|st| {
+                let first = st.split_whitespace().next().unwrap_or("");
+                match first {
+                    "select" | "explain" | "values" => true,
+                    "pragma" => !st.contains('='),
+                    ".tables" | ".schema" | ".indexes" | ".databases" | ".show" | ".headers"
+                    | ".mode" | ".dbinfo" => true,
+                    _ => false,
+                }
+            })
+    })
 }
 
 fn services(call: &Call<'_>) -> Class {
