@@ -609,3 +609,32 @@ fn reading_the_forge_a_database_and_bundled_options_is_read_only() {
         assert_ne!(v["tier"], "read-only", "{script}: {}", v["reason"]);
     }
 }
+
+/// A script the line itself writes with text the analysis can read, then
+/// runs, is judged by that text like any project script (issue 24): it
+/// runs; with a dangerous line in it, or text written two ways, it does not.
+#[test]
+fn a_script_the_line_writes_and_runs_is_judged_by_its_text() {
+    let env = Env::new();
+    for (script, want) in [
+        (
+            "cat > run.sh <<'EOF'\necho built\nEOF\nchmod +x run.sh && ./run.sh",
+            "built\n",
+        ),
+        ("printf 'echo ok\\n' > t.sh && sh t.sh", "ok\n"),
+        ("echo 'print(6*7)' > calc.py && python3 calc.py", "42\n"),
+    ] {
+        let r = run(&mut env.script(script));
+        assert_eq!(r.code(), Some(0), "{script}: {}", r.stderr());
+        assert_eq!(r.stdout(), want, "{script}");
+    }
+    for script in [
+        "cat > r.sh <<'EOF'\nrm -rf ~\nEOF\nbash r.sh",
+        "echo 'echo a' > s.sh; echo 'rm -rf ~' >> s.sh; sh s.sh",
+        "if true; then echo 'rm -rf ~' > s.sh; else echo 'echo hi' > s.sh; fi; sh s.sh",
+    ] {
+        let r = run(&mut env.script(script));
+        assert_eq!(r.code(), Some(BLOCKED), "{script}: {}", r.stderr());
+    }
+    assert!(env.home.exists());
+}

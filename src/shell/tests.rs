@@ -336,12 +336,32 @@ fn reads_script_files_it_runs() {
         );
         assert!(an.has(FindingKind::ReadScriptFile));
     }
-    // A file the script writes first is dynamic; one that does not exist
-    // is reported as missing; `./x.sh` is read like `bash x.sh`.
-    let an = analyze(request("echo 'rm x' > t.sh; bash t.sh", dir.path()));
-    assert!(an.has(FindingKind::DynamicShell));
-    let an = analyze(request("echo 'rm x' > t.sh; ./t.sh", dir.path()));
-    assert!(an.has(FindingKind::DynamicShell));
+    // A file the script writes first with text the walk knows is read as
+    // it will be; with anything else it is dynamic; one that does not
+    // exist is reported as missing; `./x.sh` is read like `bash x.sh`.
+    for script in [
+        "echo 'rm x' > t.sh; bash t.sh",
+        "printf 'rm x\\n' > t.sh; ./t.sh",
+        "cat > t.sh <<'EOF'\nrm x\nEOF\nsh t.sh",
+        "echo 'true' > t.sh; echo 'rm x' >> t.sh; source t.sh",
+    ] {
+        let an = analyze(request(script, dir.path()));
+        assert!(
+            an.commands.iter().any(|c| c.name() == Some("rm"))
+                && !an.has(FindingKind::DynamicShell),
+            "{script}: {:?}",
+            names(&an)
+        );
+    }
+    for script in [
+        "echo \"$X\" > t.sh; bash t.sh",
+        "cp other.sh t.sh; ./t.sh",
+        "echo 'rm x' > t.sh; sed -i s/x/y/ t.sh; bash t.sh",
+        "if true; then echo 'rm x' > t.sh; else echo 'true' > t.sh; fi; bash t.sh",
+    ] {
+        let an = analyze(request(script, dir.path()));
+        assert!(an.has(FindingKind::DynamicShell), "{script}");
+    }
     let an = analyze(request("source missing.sh", dir.path()));
     assert!(an.has(FindingKind::MissingScript) && !an.has(FindingKind::DynamicShell));
     std::fs::write(dir.path().join("x.sh"), "#!/usr/bin/env bash\nrm -rf y\n").unwrap();

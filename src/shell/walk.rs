@@ -228,6 +228,12 @@ struct Walker<'a> {
     at_start: bool,
     /// Paths the script writes (a script file it runs later may differ).
     written: Vec<PathBuf>,
+    /// What the script writes into a path, when the walk can say: the
+    /// output of `cat <<'EOF'`, `echo`, `printf` with literal text,
+    /// written once (then maybe appended to); None once anything else
+    /// writes there. A script the line writes and then runs is analysed
+    /// as it will be.
+    written_text: HashMap<PathBuf, Option<String>>,
     nested_scripts: usize,
     /// Literal values of scalars, as far as the walk knows them.
     values: HashMap<String, String>,
@@ -287,6 +293,7 @@ impl<'a> Session<'a> {
             functions: BTreeMap::new(),
             at_start: true,
             written: Vec::new(),
+            written_text: HashMap::new(),
             nested_scripts: 0,
             values: HashMap::new(),
             integers: std::collections::HashSet::new(),
@@ -852,12 +859,29 @@ impl<'a> Walker<'a> {
                     });
             }
         }
+        let known_before: Vec<(PathBuf, Option<String>)> = self
+            .stdout_file(s, f)
+            .map(|(p, _)| (p.clone(), self.written_text.get(&p).cloned().flatten()))
+            .into_iter()
+            .collect();
         let redirect_stdin = self.redirects(&s.redirects, sc, f, Some(self.out.commands.len()));
         if s.words.is_empty() {
             return;
         }
         self.at_start = false;
         let stdin = redirect_stdin.unwrap_or(stdin);
+        // The file it writes, with what it writes when that is known.
+        if let Some((path, append)) = self.stdout_file(s, f) {
+            let before = known_before.into_iter().next().and_then(|(_, t)| t);
+            let seen_before = self.written.iter().filter(|w| **w == path).count() > 1;
+            let text = printed_text(&argv, &stdin);
+            let now = match (append, text) {
+                (false, Some(t)) if !seen_before => Some(t),
+                (true, Some(t)) => before.map(|b| b + &t),
+                _ => None,
+            };
+            self.written_text.insert(path, now);
+        }
         if argv.is_empty() {
             if first_dynamic {
                 self.finding(
@@ -883,6 +907,38 @@ impl<'a> Walker<'a> {
                 Some(idx),
             );
         }
+    }
+
+    /// The file a simple command's standard output goes to (`> f`, `>> f`
+    /// with a plain literal name), and whether it appends.
+    fn stdout_file(&mut self, s: &SimpleCommand, f: &Frame) -> Option<(PathBuf, bool)> {
+        let mut out = None;
+        for r in &s.redirects {
+            if r.fd.is_some_and(|fd| fd != 1) || r.varfd.is_some() {
+                continue;
+            }
+            let append = match r.op {
+                RedirOp::Write | RedirOp::Clobber => false,
+                RedirOp::Append => true,
+                _ => continue,
+            };
+            let RedirTarget::Word(w) = &r.target else {
+                continue;
+            };
+            let text: Option<String> = w
+                .parts
+                .iter()
+                .map(|p| match p {
+                    Part::Lit { text, .. } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            out = match text {
+                Some(t) if !t.is_empty() => Some((self.resolve(&t, f).0, append)),
+                _ => None,
+            };
+        }
+        out
     }
 
     /// Walk an assignment's value; check its name. Returns the value.
@@ -1371,6 +1427,9 @@ impl<'a> Walker<'a> {
         ) && let Some(p) = &path
         {
             self.written.push(p.clone());
+            // What else writes there is not known here (`simple` puts
+            // back what a known output makes of it).
+            self.written_text.insert(p.clone(), None);
         }
         self.out.effects.push(Effect {
             kind,
@@ -1507,7 +1566,8 @@ impl<'a> Walker<'a> {
     ) {
         use std::io::Read;
         let path = self.resolve(name, f).0;
-        if self.written.contains(&path) {
+        let written = self.written.contains(&path);
+        if written && self.written_text.get(&path).is_none_or(Option::is_none) {
             self.finding(
                 FindingKind::DynamicShell,
                 format!("runs {}, which this script writes first", path.display()),
@@ -1516,7 +1576,21 @@ impl<'a> Walker<'a> {
             return;
         }
         let mut head = [0u8; 128];
-        let n = match open_regular(&path).and_then(|mut file| file.read(&mut head)) {
+        let opened = if written {
+            // Written by this line with text the walk knows: that text.
+            let text = self
+                .written_text
+                .get(&path)
+                .cloned()
+                .flatten()
+                .unwrap_or_default();
+            let n = text.len().min(head.len());
+            head[..n].copy_from_slice(&text.as_bytes()[..n]);
+            Ok(n)
+        } else {
+            open_regular(&path).and_then(|mut file| file.read(&mut head))
+        };
+        let n = match opened {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 self.finding(
@@ -1876,6 +1950,15 @@ impl<'a> Walker<'a> {
     fn read_path(&mut self, path: &std::path::Path, idx: usize) -> Option<String> {
         let canon = paths::resolve(std::path::Path::new("/"), &path.to_string_lossy()).0;
         if self.written.contains(&canon) {
+            if let Some(Some(text)) = self.written_text.get(&canon) {
+                let text = text.clone();
+                self.finding(
+                    FindingKind::ReadScriptFile,
+                    format!("analysed {} as this script writes it", path.display()),
+                    Some(idx),
+                );
+                return Some(text);
+            }
             self.finding(
                 FindingKind::DynamicShell,
                 format!("runs {}, which this script writes first", path.display()),
@@ -2629,6 +2712,53 @@ fn assigned_unsafely(text: &str, name: &str) -> bool {
         }
     }
     false
+}
+
+/// What `cat` (its here-document or here-string), `echo` or `printf`
+/// prints, when its words are literal and it is plain enough to say.
+fn printed_text(argv: &[Arg], stdin: &Stdin) -> Option<String> {
+    let words: Option<Vec<&str>> = argv.iter().map(Arg::lit).collect();
+    let words = words?;
+    let (name, args) = words.split_first()?;
+    match (name.rsplit('/').next()?, args) {
+        ("cat", [] | ["-"]) => match stdin {
+            Stdin::Inline { text } => text.clone(),
+            _ => None,
+        },
+        ("echo", args) => {
+            let (newline, args) = match args.first() {
+                Some(&"-n") => (false, &args[1..]),
+                Some(a) if a.starts_with('-') => return None,
+                _ => (true, args),
+            };
+            if args.iter().any(|a| a.contains('\\')) {
+                return None;
+            }
+            let mut t = args.join(" ");
+            if newline {
+                t.push('\n');
+            }
+            Some(t)
+        }
+        ("printf", [format]) if !format.contains('%') => {
+            let mut out = String::new();
+            let mut chars = format.chars();
+            while let Some(c) = chars.next() {
+                if c != '\\' {
+                    out.push(c);
+                    continue;
+                }
+                match chars.next()? {
+                    'n' => out.push('\n'),
+                    't' => out.push('\t'),
+                    '\\' => out.push('\\'),
+                    _ => return None,
+                }
+            }
+            Some(out)
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
