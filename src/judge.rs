@@ -418,6 +418,8 @@ pub struct Judge {
     pub sandbox_warned: bool,
     /// This session has been told which classifier its environment chose.
     pub classifier_announced: bool,
+    /// This session has been told how to set up a classifier.
+    pub classifier_advised: bool,
     /// When this session's first command was counted (ns): what was born
     /// after it is the session's to delete.
     pub session_start_ns: Option<u64>,
@@ -450,6 +452,7 @@ impl Judge {
             .and_then(|s| s.enabled);
         let sandbox_warned = session.as_ref().is_some_and(|s| s.sandbox_warned);
         let classifier_announced = session.as_ref().is_some_and(|s| s.classifier_announced);
+        let classifier_advised = session.as_ref().is_some_and(|s| s.classifier_advised);
         let session_start_ns = session.as_ref().and_then(|s| {
             s.first_at_ns
                 .or_else(|| s.first_at.map(|t| (t + 1).saturating_mul(1_000_000_000)))
@@ -493,6 +496,7 @@ impl Judge {
             kernel,
             sandbox_warned,
             classifier_announced,
+            classifier_advised,
             session_start_ns,
         })
     }
@@ -1569,6 +1573,10 @@ fn no_classifier(
             format!(
                 "the user approved its permissions.ask rule, and an approved ask still needs review, but {why}; the user can review it too"
             )
+        } else if why.contains("autoMode.classifierModel is not set") {
+            // The usual case, said short (the set-up advice comes once a
+            // session, and from `automode doctor`).
+            format!("it needs review ({sent_because}), and no classifier is configured")
         } else {
             format!("it needs review ({sent_because}), but {why}; the user can review it")
         },

@@ -126,6 +126,15 @@ impl Recorder<'_> {
         }
     }
 
+    /// Remember that this session was told how to set up a classifier.
+    pub fn classifier_advised(&self) {
+        if let Some(store) = self.store
+            && let Err(e) = store.update(state::SHIM_LOCK_WAIT, |s| s.classifier_advised = true)
+        {
+            self.warn(&e);
+        }
+    }
+
     /// Remember that this session was told which classifier its
     /// environment chose.
     pub fn classifier_announced(&self) {

@@ -353,28 +353,48 @@ fn allow_next_time(v: &Verdict) -> String {
     }
 }
 
-/// An ask waiting for the user under a code.
-pub fn blocked_ask(v: &Verdict, ask: &crate::approval::Ask) {
-    say(&blocked_ask_text(v, ask));
+/// An ask waiting for the user under a code; true when the classifier
+/// set-up advice was given (`advise`: not yet in this session).
+pub fn blocked_ask(v: &Verdict, ask: &crate::approval::Ask, advise: bool) -> bool {
+    let text = blocked_ask_text(v, ask, advise);
+    say(&text);
+    advise && text.contains(CLASSIFIER_ADVICE)
 }
 
-/// The one-paragraph block message of an ask with its code.
-pub fn blocked_ask_text(v: &Verdict, ask: &crate::approval::Ask) -> String {
+/// How to have reviews done by a classifier: said once a session, and by
+/// `automode doctor`.
+const CLASSIFIER_ADVICE: &str = " No classifier is configured, so commands that need review wait for the user. To have them reviewed automatically, the user sets one: `automode model anthropic/claude-haiku-4-5` with ANTHROPIC_API_KEY in the harness's environment (or `automode model openai/gpt-5-mini` with OPENAI_API_KEY).";
+
+/// The one-paragraph block message of an ask with its code: what, why,
+/// the one thing to do; how to allow it next time; the classifier
+/// set-up advice only with `advise`.
+pub fn blocked_ask_text(v: &Verdict, ask: &crate::approval::Ask, advise: bool) -> String {
     let minutes = ask.ttl.div_ceil(60);
     let mut t = format!(
-        "blocked: this command did not run; it needs the user's approval. Reason: {}. Rule: {} ({} tier, from {}). To let it run once, the user runs this in their own terminal (not through you): `automode approve {}` (within {minutes} min; `automode approve` lists what waits). Tell the user the command, the code and why you need it, then stop and wait: do not retry it until the user says they approved it, and do not try another way to do the same thing.",
+        "blocked: this command did not run; it needs the user's approval. Reason: {}.{} Ask the user to run `automode approve {}` in their own terminal (within {minutes} min); do not retry it until they say they approved it, and do not try another way.",
         v.reason.trim_end_matches('.'),
-        v.rule,
-        v.tier.as_str(),
-        v.source,
+        // The user's own rule is named; the missing classifier is said.
+        if v.rule == "no-classifier" {
+            String::new()
+        } else {
+            format!(" Rule: {}.", v.rule)
+        },
         ask.code,
     );
-    t.push_str(&allow_next_time(v));
+    if let Some((rules, _)) = &v.suggest {
+        let quoted: Vec<String> = rules.iter().map(|r| format!("\"{r}\"")).collect();
+        t.push_str(&format!(
+            " Next time, `automode allow --last` allows {}.",
+            quoted.join(" and ")
+        ));
+    }
     if v.rule == "no-classifier" {
         if v.reason.contains("off on purpose") {
-            t.push_str(" The classifier is off on purpose (autoMode.classifierModel \"none\"), so every command that needs review waits for the user.");
-        } else {
-            t.push_str(" No classifier is configured, so commands that need review wait for the user. To have them reviewed automatically, the user sets one: `automode model anthropic/claude-haiku-4-5` with ANTHROPIC_API_KEY in the harness's environment (or `automode model openai/gpt-5-mini` with OPENAI_API_KEY), or in ~/.config/automode/config.json: {\"autoMode\": {\"classifierModel\": \"anthropic/claude-haiku-4-5\"}}.");
+            if advise {
+                t.push_str(" The classifier is off on purpose (autoMode.classifierModel \"none\"), so every command that needs review waits for the user.");
+            }
+        } else if advise {
+            t.push_str(CLASSIFIER_ADVICE);
         }
     }
     t

@@ -129,7 +129,13 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     }
     if decided.verdict.decision != Decision::Allow {
         match &decided.pending {
-            Some(ask) => report::blocked_ask(&decided.verdict, ask),
+            Some(ask) => {
+                // The classifier set-up advice: once a session.
+                let advise = !judge.classifier_advised;
+                if report::blocked_ask(&decided.verdict, ask, advise) {
+                    rec.classifier_advised();
+                }
+            }
             None => report::blocked(&decided.verdict),
         }
         rec.no_run(&decided);

@@ -278,6 +278,12 @@ fn without_a_classifier_the_user_reviews() {
         "{msg}"
     );
     assert!(msg.contains("ANTHROPIC_API_KEY"), "{msg}");
+    // Short, and the set-up advice once a session.
+    let r = run(&mut env.script("vercel deploy --prod > made.txt"));
+    let again = r.stderr();
+    assert!(!again.contains("No classifier is configured"), "{again}");
+    assert!(again.contains("automode approve "), "{again}");
+    assert!(again.len() <= 520, "{} characters: {again}", again.len());
     let code = code_in(&msg);
     assert_eq!(approve(&env, &[&code]).code(), Some(0));
     // `vercel` is not installed: it ran (the real shell says so) and

@@ -327,8 +327,7 @@ fn no_model_or_no_key_fails_closed() {
     let r = run(&mut env.script(REVIEWED));
     assert_eq!(r.code(), Some(BLOCKED));
     assert!(
-        r.stderr()
-            .contains("No classifier model/API key available; auto mode fails closed."),
+        r.stderr().contains("no classifier is configured"),
         "{}",
         r.stderr()
     );
@@ -547,7 +546,11 @@ fn the_classifier_endpoint_cannot_come_from_the_project() {
     assert_eq!(run(env.automode().arg("trust")).code(), Some(0));
     let r = run(&mut env.script(REVIEWED));
     assert_eq!(r.code(), Some(BLOCKED));
-    assert!(r.stderr().contains("No classifier model"), "{}", r.stderr());
+    assert!(
+        r.stderr().contains("no classifier is configured"),
+        "{}",
+        r.stderr()
+    );
     assert!(mock.requests().is_empty());
     let r = run(env.automode().arg("config"));
     assert!(

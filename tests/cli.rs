@@ -223,7 +223,7 @@ fn a_review_names_the_rule_that_allows_it_next_time() {
     assert_eq!(r.code(), Some(BLOCKED));
     assert!(
         r.stderr()
-            .contains("add \"bash(vercel deploy *)\" to permissions.allow in"),
+            .contains("`automode allow --last` allows \"bash(vercel deploy *)\""),
         "{}",
         r.stderr()
     );

@@ -59,7 +59,7 @@ fn review_without_a_classifier_and_ask_both_block() {
     let r = run(&mut env.script("vercel deploy --all > made.txt"));
     assert_eq!(r.code(), Some(BLOCKED));
     assert!(
-        r.stderr().contains("No classifier model/API key available"),
+        r.stderr().contains("no classifier is configured"),
         "{}",
         r.stderr()
     );

@@ -203,6 +203,9 @@ pub struct SessionState {
     pub sandbox_warned: bool,
     /// It was told which classifier the environment's key chose.
     pub classifier_announced: bool,
+    /// It was told (once) how to set up a classifier.
+    #[serde(default)]
+    pub classifier_advised: bool,
 }
 
 /// State shared by all sessions (`automode off` without a session).
