@@ -167,19 +167,27 @@ pub fn supervise(
             Ok(outcome) => {
                 report::outcome(&outcome, limits.timeout, limits.output_limit);
                 let exit = exit_of(&outcome);
+                // What the sandbox likely refused: said now, and kept with
+                // the session's denials (`automode denials`).
+                let mut refused = Vec::new();
                 if let Some(p) = &plan_now {
-                    after_confined(&outcome, exit, p, cwd, &asking);
+                    refused.extend(after_confined(&outcome, exit, p, cwd, &asking));
                 }
                 if let Some(w) = &wall
                     && exit.code() != 0
                 {
-                    report_refusals(w, started_at, command_id);
+                    refused.extend(report_refusals(w, started_at, command_id));
                     let listed = plan_now.as_ref().map_or(&[][..], |p| &p.host_ports[..]);
                     if let Some(h) = sandbox::hint::host_port(&outcome.stderr_tail, listed) {
                         report::raw(&format!("{h}\n"));
+                        refused.push(h);
                     }
                 }
-                let enforced = enforced(plan_now.as_ref(), unconfined.as_ref(), outcome.applied);
+                let mut enforced =
+                    enforced(plan_now.as_ref(), unconfined.as_ref(), outcome.applied);
+                if !refused.is_empty() {
+                    enforced["refused"] = serde_json::json!(refused);
+                }
                 (exit, Some(outcome), enforced)
             }
             // No user namespace after all (a container, a restricting
@@ -220,9 +228,10 @@ pub fn supervise(
 
 /// What the network wall refused while the command ran (its own through
 /// the proxy, any other since it started), one line each.
-fn report_refusals(wall: &sandbox::net::Joined, since: u64, command_id: &str) {
+fn report_refusals(wall: &sandbox::net::Joined, since: u64, command_id: &str) -> Vec<String> {
+    let mut said = Vec::new();
     let Some(session) = wall.session.as_ref() else {
-        return;
+        return said;
     };
     let mut seen = Vec::new();
     for r in sandbox::net::refusals_since(session, since) {
@@ -235,7 +244,12 @@ fn report_refusals(wall: &sandbox::net::Joined, since: u64, command_id: &str) {
         }
         seen.push(key);
         report::network_refused(&r);
+        said.push(format!(
+            "the network wall refused {}:{}: {}",
+            r.host, r.port, r.why
+        ));
     }
+    said
 }
 
 /// The outcome record's `confinement` for a command that never started.
@@ -392,15 +406,15 @@ fn report_restored(snapshot: &Snapshot, plan: &Plan, asking: &sandbox::hint::Ask
     }
 }
 
-/// After a confined command: a file-size kill, a likely refusal, the
-/// credentials it did not get.
+/// After a confined command: a file-size kill, a likely refusal (also
+/// returned), the credentials it did not get.
 fn after_confined(
     outcome: &Outcome,
     exit: Exit,
     plan: &Plan,
     cwd: &Path,
     asking: &sandbox::hint::Asking<'_>,
-) {
+) -> Option<String> {
     // The command itself, or (its shell reporting 128+N) a program it ran.
     if outcome.status == Some(ChildStatus::Signaled(libc::SIGXFSZ))
         || outcome.status == Some(ChildStatus::Exited(128 + libc::SIGXFSZ))
@@ -408,14 +422,16 @@ fn after_confined(
         report::file_too_large(plan.max_file_bytes);
     }
     if exit.code() == 0 {
-        return;
+        return None;
     }
-    if let Some(h) = sandbox::hint::hint(&outcome.stderr_tail, plan, cwd, asking) {
+    let hint = sandbox::hint::hint(&outcome.stderr_tail, plan, cwd, asking);
+    if let Some(h) = &hint {
         report::raw(&format!("{h}\n"));
     }
     if !plan.withheld_env.is_empty() {
         report::withheld_env(&plan.withheld_env);
     }
+    hint
 }
 
 /// The exit status for a supervised run: our reason for ending it wins,

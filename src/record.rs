@@ -31,6 +31,8 @@ pub struct Recorder<'a> {
     at: u64,
     /// A skipped record is reported once per invocation.
     warned: Cell<bool>,
+    /// The command as the denials list shows it.
+    command: String,
 }
 
 impl Judge {
@@ -53,11 +55,17 @@ impl Judge {
             ),
             at: since_epoch.as_secs(),
             warned: Cell::new(false),
+            command: String::new(),
         }
     }
 }
 
 impl Recorder<'_> {
+    /// The command the records are about (for the denials list).
+    pub fn set_command(&mut self, script: &str) {
+        self.command = state::audit::clip(script).chars().take(500).collect();
+    }
+
     /// The id that joins this invocation's records (the network wall's
     /// token for the command, too).
     pub fn id(&self) -> &str {
@@ -191,6 +199,41 @@ impl Recorder<'_> {
             "confinement": enforced,
         });
         self.append(&record);
+        // What the sandbox refused joins the session's denials.
+        if let (Some(store), Some(refused)) = (self.store, enforced["refused"].as_array()) {
+            let at = self.at;
+            let reasons: Vec<String> = refused
+                .iter()
+                .filter_map(|r| {
+                    r.as_str()
+                        .map(|t| t.trim_start_matches("automode: ").to_string())
+                })
+                .collect();
+            let command = self.command.clone();
+            if let Err(e) = store.update(state::SHIM_LOCK_WAIT, |s| {
+                for reason in &reasons {
+                    let network = reason.starts_with("the network wall");
+                    s.recent_denials.push(state::DenialRecord {
+                        at,
+                        decision: "sandbox".into(),
+                        tier: "sandbox".into(),
+                        rule: if network {
+                            "network-wall"
+                        } else {
+                            "sandbox-refusal"
+                        }
+                        .into(),
+                        reason: reason.chars().take(500).collect(),
+                        command: command.clone(),
+                        suggest: Vec::new(),
+                    });
+                }
+                let excess = s.recent_denials.len().saturating_sub(state::RECENT_DENIALS);
+                s.recent_denials.drain(..excess);
+            }) {
+                self.warn(&e);
+            }
+        }
     }
 
     fn append(&self, record: &serde_json::Value) {

@@ -110,7 +110,8 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
         std::mem::forget(decided.analysis.take());
         report::no_checkpoint(&why, decided.verdict.decision == Decision::Allow);
     }
-    let rec = judge.recorder(ctx, &cwd);
+    let mut rec = judge.recorder(ctx, &cwd);
+    rec.set_command(&original);
     if let Some(note) = decided.classifier.as_ref()
         && note.from_environment
         && !judge.classifier_announced

@@ -411,3 +411,30 @@ fn allow_adds_the_suggested_rule_and_the_command_then_runs() {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(v["permissions"]["allow"], json!([]));
 }
+
+/// `automode denials` lists what the sandbox refused a command that ran
+/// (issue 24), beside what the policy refused.
+#[test]
+fn denials_include_what_the_sandbox_refused() {
+    if !crate::support::landlock_or_skip("denials: sandbox refusals") {
+        return;
+    }
+    let env = Env::new().with_env("AUTOMODE_SESSION", "refusals");
+    std::fs::write(
+        env.work.join("t.py"),
+        "import os\nopen(os.path.expanduser('~') + '/outside.txt', 'w').write('x')\n",
+    )
+    .unwrap();
+    let r = run(&mut env.script("python3 t.py"));
+    assert_ne!(r.code(), Some(0), "{}", r.stderr());
+    assert!(!env.home.join("outside.txt").exists());
+    let r = run(env
+        .automode()
+        .args(["denials", "--json", "--session", "refusals"]));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let v: Value = serde_json::from_str(&r.stdout()).unwrap();
+    let text = v.to_string();
+    assert!(text.contains("\"sandbox-refusal\""), "{text}");
+    assert!(text.contains("outside.txt"), "{text}");
+    assert!(text.contains("python3 t.py"), "{text}");
+}
