@@ -638,3 +638,30 @@ fn a_script_the_line_writes_and_runs_is_judged_by_its_text() {
     }
     assert!(env.home.exists());
 }
+
+/// `$PWD` is the directory the analysis knows the command runs in (issue
+/// 24: a configure script's prefix inside the project is placed); after a
+/// `cd` it cannot follow, it is unknown again.
+#[test]
+fn pwd_is_the_directory_the_command_runs_in() {
+    let env = Env::new();
+    write(&env.work.join("configure"), "#!/bin/sh\necho configured\n");
+    std::fs::set_permissions(
+        env.work.join("configure"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let r = run(&mut env.script("./configure --prefix=$PWD/out"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert_eq!(r.stdout(), "configured\n");
+    let check =
+        |script: &str| json(&run(env.automode().args(["check", "--json", script])).stdout());
+    for script in [
+        "./configure --prefix=/usr/local",
+        "cd \"$(mktemp -d)\" && rm -rf $PWD/x",
+        "PWD=/etc; rm -rf $PWD/x",
+    ] {
+        let v = check(script);
+        assert_ne!(v["decision"], "allow", "{script}: {}", v["reason"]);
+    }
+}

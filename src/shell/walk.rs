@@ -362,6 +362,18 @@ impl expand::Env for EnvView<'_> {
 
     fn var(&self, name: &str) -> VarValue {
         let input = self.walker.input;
+        // `$PWD` is the directory the walk knows the command is in (bash
+        // sets it there and on every `cd`), unless the script sets it.
+        if name == "PWD"
+            && let Some(dir) = &self.frame.cwd.primary
+            && self.frame.cwd.others.is_empty()
+            && !self.frame.texts.iter().any(|t| {
+                self.walker.scans.taints_everything(t) || self.walker.scans.is_tainted(t, name)
+            })
+            && let Some(text) = dir.to_str()
+        {
+            return VarValue::Known(text.to_string());
+        }
         if !input.trust_env || SHELL_MANAGED.contains(&name) {
             return VarValue::Unknown;
         }
