@@ -630,3 +630,38 @@ fn a_directory_turned_link_is_not_read_through() {
         }
     }
 }
+
+/// A change no event reports (a write through a shared mapping) is found
+/// by the watcher's idle check walk, so the next checkpoint holds it.
+#[test]
+fn the_watchers_check_walk_finds_what_no_event_reported() {
+    let env = Env::new().with_env("AUTOMODE_CHECKPOINT_CHECK_SECS", "1");
+    let root = project(&env);
+    run(&mut env.script("touch first"));
+    wait_for_watcher(&env);
+    // Same size, through a shared mapping, the file kept open (its close
+    // would be an event): inotify says nothing.
+    let mut writer = env
+        .real(
+            "exec python3 -c \"import mmap, time; f = open('notes.txt', 'r+b'); m = mmap.mmap(f.fileno(), 0); m[0:8] = b'MAPPED!!'; m.flush(); open('.mapped', 'w').close(); time.sleep(30)\" # mmap-writer-7731",
+        )
+        .spawn()
+        .unwrap();
+    let _reap = super::support::Reaper(vec!["mmap-writer-7731"]);
+    for _ in 0..100 {
+        if root.join(".mapped").exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mapped = std::fs::read(root.join("notes.txt")).unwrap();
+    assert!(mapped.starts_with(b"MAPPED!!"));
+    std::thread::sleep(Duration::from_millis(3500));
+    let r = run(&mut env.script("rm notes.txt"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let u = undo_to(&env, last_checkpoint(&env), &[]);
+    assert_eq!(u.code(), Some(0), "{}", u.stderr());
+    assert_eq!(std::fs::read(root.join("notes.txt")).unwrap(), mapped);
+    let _ = writer.kill();
+    let _ = writer.wait();
+}

@@ -36,6 +36,26 @@ const IDLE: Duration = Duration::from_secs(2 * 3600);
 const ANSWER_WAIT: Duration = Duration::from_secs(20);
 /// More changed paths than this and a walk is as cheap.
 const MAX_DIRTY: usize = 20_000;
+/// The check walk: after this long without a question…
+const CHECK_IDLE: Duration = Duration::from_secs(60);
+/// …and at most this often.
+const CHECK_EVERY: Duration = Duration::from_secs(300);
+
+/// File systems whose changes may come from elsewhere (no events for
+/// them): a project on one is walked by every checkpoint, no watcher.
+const REMOTE_FS: &[(i64, &str)] = &[
+    (0x6969, "NFS"),
+    (0x517B, "SMB"),
+    (0xFF53_4D42, "CIFS"),
+    (0xFE53_4D42, "SMB2"),
+    (0x6573_5546, "FUSE"),
+    (0x0102_1997, "9P"),
+    (0x00C3_6400, "Ceph"),
+    (0x0BD0_0BD0, "Lustre"),
+];
+
+/// Written in the store's directory when the project cannot be watched.
+const NO_WATCHER: &str = "watch.off";
 
 fn socket(dir: &Path) -> PathBuf {
     dir.join("watch.sock")
@@ -81,6 +101,9 @@ pub fn ask(dir: &Path, label: &Label, settings: &Settings) -> Option<Result<Take
 
 /// Start the project's watcher, unless one runs (or is starting).
 pub fn start(dir: &Path, root: &Path, max_file_bytes: u64) {
+    if dir.join(NO_WATCHER).exists() {
+        return;
+    }
     let lock = dir.join("watch.lock");
     match crate::state::lock_within(&lock, Duration::ZERO) {
         Ok(Some(held)) => drop(held),
@@ -142,6 +165,7 @@ struct Watcher {
     all: bool,
     store: Store,
     listener: UnixListener,
+    max_file_bytes: u64,
 }
 
 const MASK: AddWatchFlags = AddWatchFlags::from_bits_truncate(
@@ -160,6 +184,17 @@ const MASK: AddWatchFlags = AddWatchFlags::from_bits_truncate(
 
 impl Watcher {
     fn new(dir: &Path, root: &Path, max_file_bytes: u64) -> Result<Watcher, String> {
+        if let Ok(fs) = nix::sys::statfs::statfs(root) {
+            let kind = i64::from(fs.filesystem_type().0 as u32);
+            if let Some((_, name)) = REMOTE_FS.iter().find(|(t, _)| *t == kind) {
+                let why = format!(
+                    "the project is on {name}, whose changes send no events here: checkpoints walk it"
+                );
+                // No watcher is started for it again.
+                let _ = std::fs::write(dir.join(NO_WATCHER), &why);
+                return Err(why);
+            }
+        }
         let inotify = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC)
             .map_err(|e| format!("inotify: {e}"))?;
         let store = Store::open(dir, root, super::LOCK_WAIT)?;
@@ -172,6 +207,7 @@ impl Watcher {
             all: false,
             store,
             listener: bind(dir)?,
+            max_file_bytes,
         };
         // Watches first, then the walk: nothing changed in between is
         // missed. The walk's result waits for the next checkpoint.
@@ -264,7 +300,24 @@ impl Watcher {
 
     fn serve(&mut self) {
         let mut last = Instant::now();
+        let mut walked = Instant::now();
+        // (Shorter for tests: `AUTOMODE_CHECKPOINT_CHECK_SECS`.)
+        let (check_idle, check_every) = std::env::var("AUTOMODE_CHECKPOINT_CHECK_SECS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or((CHECK_IDLE, CHECK_EVERY), |s| {
+                (Duration::from_secs(s), Duration::from_secs(s))
+            });
         loop {
+            // Now and then, while idle, a walk of the whole project checks
+            // what the events said (a write through a mapping, a file
+            // system that sends none): the next checkpoint holds it.
+            if last.elapsed() > check_idle && walked.elapsed() > check_every {
+                walked = Instant::now();
+                if self.store.walk_ahead(self.max_file_bytes).is_err() {
+                    self.all = true;
+                }
+            }
             if last.elapsed() > IDLE || !self.root.is_dir() || !self.dir.is_dir() {
                 let _ = std::fs::remove_file(socket(&self.dir));
                 return;
@@ -274,7 +327,9 @@ impl Watcher {
                     PollFd::new(self.inotify.as_fd(), PollFlags::POLLIN),
                     PollFd::new(self.listener.as_fd(), PollFlags::POLLIN),
                 ];
-                if poll(&mut fds, PollTimeout::from(60_000u16)).is_err() {
+                let wait = check_idle.min(Duration::from_secs(60)).as_millis().max(100);
+                let wait = PollTimeout::try_from(wait).unwrap_or(PollTimeout::MAX);
+                if poll(&mut fds, wait).is_err() {
                     continue;
                 }
                 let ready = |f: &PollFd<'_>| f.revents().is_some_and(|r| !r.is_empty());
