@@ -867,7 +867,7 @@ impl Judge {
                 .is_some_and(|v| matches!(v.tier, policy::Tier::ReadOnly | policy::Tier::Routine)),
             harness_call,
             will_run,
-            git_only: analysis.is_some_and(git_only),
+            git_only: analysis.is_some_and(|a| git_only(a, &self.places)),
             ..sandbox::ForCommand::default()
         };
         let mut roots = owned.with(|inputs| sandbox::complete(&mut plan, inputs, &cmd));
@@ -1892,9 +1892,9 @@ const GIT_COMPANIONS: &[&str] = &[
     "cd", "echo", "printf", "true", "false", "pwd", "test", "[", ":",
 ];
 
-/// The script runs git, and besides it only `GIT_COMPANIONS`, none of
-/// them writing a file: git may then write its own configuration
-/// (checked after the command).
+/// The script runs git, and besides it only `GIT_COMPANIONS` and programs
+/// the tables know only read, none of them writing a file: git may then
+/// write its own configuration (checked after the command).
 /// The script's commands as the credential rules see them: each
 /// program, its subcommand, and whether it only reads or steers the
 /// shell. `None` when one cannot be placed (opaque, or a program only
@@ -1963,14 +1963,23 @@ fn credential_runs<'a>(
         .collect()
 }
 
-fn git_only(a: &shell::analysis::Analysis) -> bool {
+fn git_only(a: &shell::analysis::Analysis, places: &Places) -> bool {
     let is_git = |i: usize| a.commands.get(i).is_some_and(|c| c.name() == Some("git"));
+    // A program the tables know only reads (`git log | head`): it writes
+    // no file, so git's own configuration stays git's to write.
+    let reads_only = |i: usize, name: &str| {
+        policy::tools::judge(&policy::call_of(a, i, name, places, None))
+            == policy::tools::Class::ReadOnly
+    };
     a.opaque.is_none()
         && a.commands.iter().any(|c| c.name() == Some("git"))
-        && a.commands.iter().all(|c| {
+        && a.commands.iter().enumerate().all(|(i, c)| {
             c.via.is_empty()
-                && c.name()
-                    .is_some_and(|n| n == "git" || GIT_COMPANIONS.contains(&n))
+                && c.name().is_some_and(|n| {
+                    n == "git"
+                        || GIT_COMPANIONS.contains(&n)
+                        || (!n.contains('/') && reads_only(i, n))
+                })
         })
         && a.effects
             .iter()

@@ -665,3 +665,19 @@ fn pwd_is_the_directory_the_command_runs_in() {
         assert_ne!(v["decision"], "allow", "{script}: {}", v["reason"]);
     }
 }
+
+/// git's identity is set in the project and used at once, with a reading
+/// program beside git in the line (issue 24, point 3).
+#[test]
+fn the_git_identity_is_set_and_used_in_one_line() {
+    let env = Env::new();
+    let r = run(&mut env.real("git init -q ."));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let r = run(&mut env.script(
+        "git config user.email dev@example.com && git config user.name Dev && git commit -q --allow-empty -m first && git log --format=%ae | head -1",
+    ));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert_eq!(r.stdout(), "dev@example.com\n");
+    let config = std::fs::read_to_string(env.work.join(".git/config")).unwrap();
+    assert!(config.contains("email = dev@example.com"), "{config}");
+}
