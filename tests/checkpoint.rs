@@ -265,6 +265,19 @@ fn a_file_over_the_size_limit_is_not_kept_and_its_deletion_waits() {
         list.last().unwrap()["skipped"].as_u64().unwrap() >= 2,
         "{list:?}"
     );
+    let names = list.last().unwrap()["skipped_files"].to_string();
+    assert!(
+        names.contains("big.log.bin") && names.contains("9000"),
+        "{names}"
+    );
+    let r = run(env.automode().arg("undo"));
+    assert!(
+        r.stdout()
+            .contains("not kept (over checkpoint.maxFileBytes): ")
+            && r.stdout().contains("big.log.bin"),
+        "{}",
+        r.stdout()
+    );
     let u = undo_to(&env, last_checkpoint(&env), &[]);
     assert_eq!(u.code(), Some(0), "{}", u.stderr());
     assert_eq!(std::fs::read(root.join("small.txt")).unwrap(), b"small\n");

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::checkpoint::restore::{self, Plan};
 use crate::checkpoint::tree::{self, Key, Kind, Scope, Tree};
-use crate::checkpoint::{self, Label, Store, store};
+use crate::checkpoint::{self, Label, Store, shown_size as size, store};
 use crate::context::Context;
 use crate::policy::places::{self, Places};
 
@@ -70,8 +70,6 @@ pub(super) fn run(ctx: &Context, state_dir: Option<&Path>, a: &Args) -> Result<S
     undo(ctx, &mut store, &settings, a)
 }
 
-use crate::checkpoint::shown_size as size;
-
 fn ago(now: u64, then: u64) -> String {
     match now.saturating_sub(then) {
         s if s < 120 => format!("{s} s ago"),
@@ -119,6 +117,7 @@ fn list(
                 "added": added,
                 "deleted": deleted,
                 "skipped": p.skipped.len(),
+                "skipped_files": p.skipped.iter().map(|(k, bytes)| serde_json::json!({"path": k.shown(), "bytes": bytes})).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -170,6 +169,23 @@ fn list(
             r["added"].as_u64().unwrap_or(0),
             r["deleted"].as_u64().unwrap_or(0),
             command
+        );
+    }
+    // What the newest checkpoint could not keep.
+    if let Some(last) = points.last()
+        && !last.skipped.is_empty()
+    {
+        let names: Vec<String> = last
+            .skipped
+            .iter()
+            .take(10)
+            .map(|(k, bytes)| format!("{} ({})", k.shown(), size(*bytes)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "not kept (over checkpoint.maxFileBytes): {}{}",
+            names.join(", "),
+            if last.skipped.len() > 10 { ", …" } else { "" }
         );
     }
     if let Some((to, from)) = store.unfinished_undo {
