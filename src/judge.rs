@@ -17,7 +17,7 @@ use crate::context::Context;
 use crate::policy::places::Places;
 use crate::policy::{self, Decision, Verdict};
 use crate::state::{self, Store};
-use crate::{approval, checkpoint, classifier, harness, sandbox, session, shell};
+use crate::{approval, checkpoint, classifier, harness, report, sandbox, session, shell};
 
 /// Consecutive classifier failures after which the verdict becomes `ask`
 /// (the first two block).
@@ -1310,9 +1310,27 @@ impl Judge {
     /// Take the checkpoint before an allowed command that may change the
     /// project (not a read-only one, not a harness's own setup call):
     /// the shim before it runs the command, the hook before the harness
-    /// does. An error says why none was taken (the caller judges again
-    /// without one).
-    pub fn checkpoint(
+    /// does. When none can be taken, the command is judged again as if
+    /// checkpoints were off (what only a checkpoint made safe then waits),
+    /// and the agent is told.
+    pub fn with_checkpoint(
+        &mut self,
+        ctx: &Context,
+        decided: Decided,
+        req: &Request<'_>,
+    ) -> Decided {
+        match self.checkpoint(ctx, &decided, req.script, req.cwd) {
+            Ok(()) => decided,
+            Err(why) => {
+                self.places.checkpoint = None;
+                let again = self.judge(ctx, req);
+                report::no_checkpoint(&why, again.verdict.decision == Decision::Allow);
+                again
+            }
+        }
+    }
+
+    fn checkpoint(
         &self,
         ctx: &Context,
         decided: &Decided,

@@ -93,23 +93,16 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
             None => break,
         }
     }
-    // One analysis per process, which exits after the command: freeing a
-    // large script's records would cost up to a sixth of its analysis
-    // time, before the command starts.
-    std::mem::forget(decided.analysis.take());
     // 4b. The checkpoint: before a command that may change the project,
     //     its files are kept (`automode undo`). When that fails, the
     //     command is judged again as if no checkpoint were taken (what
     //     only a checkpoint made safe then waits), and never runs
     //     unchecked without a word.
-    if decided.verdict.decision == Decision::Allow
-        && let Err(why) = judge.checkpoint(ctx, &decided, &original, &cwd)
-    {
-        judge.places.checkpoint = None;
-        decided = judge.judge(ctx, &request);
-        std::mem::forget(decided.analysis.take());
-        report::no_checkpoint(&why, decided.verdict.decision == Decision::Allow);
-    }
+    let mut decided = judge.with_checkpoint(ctx, decided, &request);
+    // One analysis per process, which exits after the command: freeing a
+    // large script's records would cost up to a sixth of its analysis
+    // time, before the command starts.
+    std::mem::forget(decided.analysis.take());
     let mut rec = judge.recorder(ctx, &cwd);
     rec.set_command(&original);
     if let Some(note) = decided.classifier.as_ref()

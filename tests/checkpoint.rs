@@ -678,3 +678,50 @@ fn the_watchers_check_walk_finds_what_no_event_reported() {
     let _ = writer.kill();
     let _ = writer.wait();
 }
+
+/// Where checkpoints fall back (no watcher: every checkpoint walks), or
+/// are off, `automode status` and `automode doctor` say so.
+#[test]
+fn status_and_doctor_say_how_checkpoints_are_taken_here() {
+    let env = Env::new().with_env("AUTOMODE_CHECKPOINT_WATCH", "0");
+    project(&env);
+    run(&mut env.script("touch first"));
+    let r = run(env.automode().arg("status"));
+    assert!(
+        r.stdout().contains("checkpoints here: ") && r.stdout().contains("through its watcher"),
+        "{}",
+        r.stdout()
+    );
+    // A project the watcher cannot follow (what it writes for a network
+    // file system).
+    let store = std::fs::read_dir(env.root().join("state/automode/checkpoints"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    std::fs::write(store.join("watch.off"), "the project is on NFS").unwrap();
+    let r = run(env.automode().arg("status"));
+    assert!(
+        r.stdout()
+            .contains("no watcher, every checkpoint walks it (the project is on NFS)"),
+        "{}",
+        r.stdout()
+    );
+    let r = run(env.automode().arg("doctor"));
+    assert!(
+        r.stdout().contains("warn  checkpoints: ") && r.stdout().contains("no watcher"),
+        "{}",
+        r.stdout()
+    );
+    let off = Env::new().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        r#"{"checkpoint": {"enabled": false}}"#,
+    );
+    let r = run(off.automode().arg("doctor"));
+    assert!(
+        r.stdout().contains("checkpoints: off here"),
+        "{}",
+        r.stdout()
+    );
+}

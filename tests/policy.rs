@@ -14,6 +14,11 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
+/// `automode check --json SCRIPT` in the environment's directory.
+fn check_json(env: &Env, script: &str) -> serde_json::Value {
+    json(&run(env.automode().args(["check", "--json", script])).stdout())
+}
+
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
@@ -349,8 +354,7 @@ fn deletions_are_judged_by_what_can_be_got_back() {
     write(&w.join("test_imports.py"), "x\n");
     write(&w.join("test_simple.py"), "y\n");
     write(&w.join("scratch/deep/q.txt"), "z\n");
-    let check =
-        |script: &str| json(&run(env.automode().args(["check", "--json", script])).stdout());
+    let check = |script: &str| check_json(&env, script);
     for (script, want) in [
         // (a) made by this session, any number, a glob of them, a tree
         ("rm test_imports.py test_simple.py", "allow"),
@@ -494,8 +498,7 @@ fn allow_rules_match_case_sensitively_and_deny_rules_do_not() {
             "deny": ["Bash(./scripts/deploy.sh)"]},
             "autoMode": {"classifierModel": "none"}}"#,
     );
-    let check =
-        |script: &str| json(&run(env.automode().args(["check", "--json", script])).stdout());
+    let check = |script: &str| check_json(&env, script);
     let v = check("./scripts/build.sh");
     assert_eq!(v["tier"], "allow-rule", "{v}");
     for other in ["./SCRIPTS/BUILD.SH", "./Scripts/build.sh"] {
@@ -569,8 +572,7 @@ fn a_virtual_environment_and_project_paths_run_without_review() {
 fn reading_the_forge_a_database_and_bundled_options_is_read_only() {
     let env = Env::new();
     write(&env.work.join(".cursor/rules/style.mdc"), "style\n");
-    let check =
-        |script: &str| json(&run(env.automode().args(["check", "--json", script])).stdout());
+    let check = |script: &str| check_json(&env, script);
     for (script, tier) in [
         ("gh pr view 42", "read-only"),
         ("gh run list --limit 5", "read-only"),
@@ -654,8 +656,7 @@ fn pwd_is_the_directory_the_command_runs_in() {
     let r = run(&mut env.script("./configure --prefix=$PWD/out"));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
     assert_eq!(r.stdout(), "configured\n");
-    let check =
-        |script: &str| json(&run(env.automode().args(["check", "--json", script])).stdout());
+    let check = |script: &str| check_json(&env, script);
     for script in [
         "./configure --prefix=/usr/local",
         "cd \"$(mktemp -d)\" && rm -rf $PWD/x",

@@ -228,6 +228,54 @@ pub fn root_for(cwd: &Path, places: &crate::policy::places::Places) -> Result<Pa
     Ok(root)
 }
 
+/// Whether commands in `cwd` get checkpoints, and how (for `automode
+/// status` and `automode doctor`): the line, and whether all is as it
+/// should be (a project, checkpoints on, a watcher possible).
+pub fn describe_here(
+    state_dir: Option<&Path>,
+    cwd: &Path,
+    home: Option<PathBuf>,
+    settings: &Settings,
+) -> (String, bool) {
+    if !settings.enabled {
+        return (
+            "off here (checkpoint.enabled): deletions and overwrites are judged without them"
+                .into(),
+            false,
+        );
+    }
+    let Some(state_dir) = state_dir else {
+        return ("none: no state directory (HOME is not set)".into(), false);
+    };
+    let places = crate::policy::places::Places {
+        home,
+        cwd: cwd.to_path_buf(),
+        automode_state: Some(state_dir.to_path_buf()),
+        ..Default::default()
+    };
+    let root = match root_for(cwd, &places) {
+        Ok(r) => r,
+        Err(why) => return (format!("none here: {why}"), false),
+    };
+    let dir = store::dir_for(state_dir, &root);
+    match std::fs::read_to_string(dir.join(watch::NO_WATCHER)) {
+        Ok(why) => (
+            format!(
+                "{}: no watcher, every checkpoint walks it ({why})",
+                root.display()
+            ),
+            false,
+        ),
+        Err(_) => (
+            format!(
+                "{}: before every command that may change it, through its watcher",
+                root.display()
+            ),
+            true,
+        ),
+    }
+}
+
 /// What a command's checkpoint is labelled with.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Label {
@@ -238,14 +286,12 @@ pub struct Label {
     pub time: u64,
 }
 
-/// A checkpoint taken: its number and what it held.
+/// A checkpoint taken: its number and the content it kept.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Taken {
     pub n: u64,
-    pub files: usize,
-    pub changed: usize,
+    /// Bytes of content no earlier checkpoint (or git) held.
     pub new_bytes: u64,
-    pub skipped: usize,
 }
 
 /// Take a checkpoint of `root` before a command: through the project's

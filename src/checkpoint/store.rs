@@ -18,7 +18,7 @@ use std::time::Duration;
 use nix::fcntl::Flock;
 use serde::{Deserialize, Serialize};
 
-use super::tree::{self, Entry, Id, Key, Kind, Region, Scope, Tree};
+use super::tree::{self, Entry, Id, Key, Scope, Tree};
 use super::{Label, Settings, Taken};
 
 /// The checksum kept with each log record (the first bytes of its
@@ -73,8 +73,6 @@ pub struct Point {
     set: Vec<(Key, Entry)>,
     gone: Vec<Key>,
     pub skipped: BTreeMap<Key, u64>,
-    /// Bytes of content first kept by this checkpoint.
-    pub new_bytes: u64,
 }
 
 /// git's index as last read: its identity (inode, size, time), its ids.
@@ -203,18 +201,10 @@ impl Store {
         if !self.diverged && !self.stale() {
             return Ok(false);
         }
-        let dir = self.dir.clone();
-        let root = self.root.clone();
-        let lock = self.lock.take();
-        let mut fresh = Store::open(&dir, &root, Duration::ZERO);
-        if fresh.is_err()
-            && let Some(l) = lock
-        {
-            // Our own lock made the open wait: open under it.
-            drop(l);
-            fresh = Store::open(&dir, &root, Duration::from_secs(10));
-        }
-        *self = fresh?;
+        let (dir, root) = (self.dir.clone(), self.root.clone());
+        // Our own lock would keep the open waiting.
+        self.lock = None;
+        *self = Store::open(&dir, &root, super::LOCK_WAIT)?;
         Ok(true)
     }
 
@@ -283,7 +273,33 @@ impl Store {
         Ok(())
     }
 
+    /// A record read from the log: the tree it leads to, then the record.
     fn apply(&mut self, record: Record) {
+        if let Record::Checkpoint {
+            base,
+            set,
+            gone,
+            skipped,
+            ..
+        } = &record
+        {
+            if *base {
+                self.current = Tree::default();
+            }
+            for (k, e) in set {
+                self.current.entries.insert(k.clone(), e.clone());
+            }
+            for k in gone {
+                self.current.entries.remove(k);
+            }
+            self.current.skipped = skipped.iter().cloned().collect();
+        }
+        self.remember(record);
+    }
+
+    /// A record the store now holds (its objects, its checkpoint, an
+    /// undo's state); `current` is left as it is.
+    fn remember(&mut self, record: Record) {
         match record {
             Record::Checkpoint {
                 n,
@@ -295,17 +311,6 @@ impl Store {
                 objects,
                 pack_end,
             } => {
-                if base {
-                    self.current = Tree::default();
-                }
-                for (k, e) in &set {
-                    self.current.entries.insert(k.clone(), e.clone());
-                }
-                for k in &gone {
-                    self.current.entries.remove(k);
-                }
-                self.current.skipped = skipped.iter().cloned().collect();
-                let new_bytes = objects.iter().map(|o| o.2).sum();
                 for (id, off, len) in objects {
                     self.objects.insert(id, (off, len));
                 }
@@ -317,7 +322,6 @@ impl Store {
                     set,
                     gone,
                     skipped: skipped.into_iter().collect(),
-                    new_bytes,
                 });
             }
             Record::Undo { to, from, done, .. } => {
@@ -333,11 +337,6 @@ impl Store {
 
     pub fn points(&self) -> &[Point] {
         &self.points
-    }
-
-    /// The store's size on disk (objects and log).
-    pub fn bytes(&self) -> u64 {
-        self.pack_end + self.log_end
     }
 
     /// Has someone else written since this process read the log?
@@ -448,20 +447,18 @@ impl Store {
             None => region.delta(&self.current),
         };
         // git's index is read only when something is not kept yet.
-        let git = if self.needed(&set, &HashSet::new()).is_empty() {
+        let mut needed = self.needed(&set, &HashSet::new());
+        let git = if needed.is_empty() {
             std::sync::Arc::default()
         } else {
             self.git_ids()
         };
-        let mut needed = self.needed(&set, &git);
+        needed.retain(|(id, ..)| !git.contains(id));
         if self.pack_end + self.log_end + sum(&needed) > settings.max_bytes {
             self.make_room(&needed, settings)?;
             // What is logged now is older: look at everything again.
             let region = tree::update(&root, &mut self.current, &Scope::All, max_file, &mut read)?;
-            (set, gone) = match region {
-                Region::All(old) => tree::delta(&old, &self.current),
-                r @ Region::Paths(_) => r.delta(&self.current),
-            };
+            (set, gone) = region.delta(&self.current);
             needed = self.needed(&set, &git);
             if self.pack_end + self.log_end + sum(&needed) > settings.max_bytes {
                 return Err(format!(
@@ -523,43 +520,37 @@ impl Store {
                 .map_err(|e| format!("cannot sync the checkpoint pack: {e}"))?;
         }
         let n = self.points.last().map_or(1, |p| p.n + 1);
-        let changed = set.iter().filter(|(_, e)| e.kind != Kind::Dir).count() + gone.len();
         let new_bytes = objects.iter().map(|o| o.2).sum();
-        let now = std::mem::take(&mut self.current);
+        // The first record of a log holds the whole tree.
+        let base = self.points.is_empty();
+        if base {
+            set = self
+                .current
+                .entries
+                .iter()
+                .map(|(k, e)| (k.clone(), e.clone()))
+                .collect();
+            gone.clear();
+        }
         let record = Record::Checkpoint {
             n,
             label: label.clone(),
-            base: self.points.is_empty(),
-            set: if self.points.is_empty() {
-                now.entries
-                    .iter()
-                    .map(|(k, e)| (k.clone(), e.clone()))
-                    .collect()
-            } else {
-                set
-            },
-            gone: if self.points.is_empty() {
-                Vec::new()
-            } else {
-                gone
-            },
-            skipped: now.skipped.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+            base,
+            set,
+            gone,
+            skipped: self
+                .current
+                .skipped
+                .iter()
+                .map(|(k, v)| (k.clone(), *v))
+                .collect(),
             objects,
             pack_end: at,
         };
-        self.current = now;
         self.append(&record)?;
         // `current` already is the tree the record leads to.
-        let tree = std::mem::take(&mut self.current);
-        self.apply(record);
-        self.current = tree;
-        Ok(Taken {
-            n,
-            files: self.current.files(),
-            changed,
-            new_bytes,
-            skipped: self.current.skipped.len(),
-        })
+        self.remember(record);
+        Ok(Taken { n, new_bytes })
     }
 
     /// The blob ids git's index names, read again only when the index
@@ -592,7 +583,7 @@ impl Store {
             time,
         };
         self.append(&r)?;
-        self.apply(r);
+        self.remember(r);
         Ok(())
     }
 

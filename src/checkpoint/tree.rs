@@ -274,14 +274,6 @@ impl Tree {
         self.skipped.remove(key);
         out
     }
-
-    /// The files in the tree (not links or directories).
-    pub fn files(&self) -> usize {
-        self.entries
-            .values()
-            .filter(|e| e.kind == Kind::File)
-            .count()
-    }
 }
 
 /// What to look at.

@@ -55,7 +55,7 @@ const REMOTE_FS: &[(i64, &str)] = &[
 ];
 
 /// Written in the store's directory when the project cannot be watched.
-const NO_WATCHER: &str = "watch.off";
+pub const NO_WATCHER: &str = "watch.off";
 
 fn socket(dir: &Path) -> PathBuf {
     dir.join("watch.sock")
@@ -161,8 +161,11 @@ struct Watcher {
     /// Each watched directory's key.
     wds: HashMap<WatchDescriptor, Key>,
     dirty: BTreeSet<Key>,
-    /// Every path must be looked at (an overflow, a watch missing).
+    /// Every path must be looked at next time (a queue overflow).
     all: bool,
+    /// A directory could not be watched (out of watches): every
+    /// checkpoint walks, for as long as this watcher lives.
+    unwatched: bool,
     store: Store,
     listener: UnixListener,
     max_file_bytes: u64,
@@ -205,6 +208,7 @@ impl Watcher {
             wds: HashMap::new(),
             dirty: BTreeSet::new(),
             all: false,
+            unwatched: false,
             store,
             listener: bind(dir)?,
             max_file_bytes,
@@ -232,8 +236,15 @@ impl Watcher {
                 }
                 Err(nix::errno::Errno::ENOENT | nix::errno::Errno::ENOTDIR) => continue,
                 // Out of watches: every checkpoint walks.
-                Err(_) => {
-                    self.all = true;
+                Err(e) => {
+                    if !self.unwatched {
+                        eprintln!(
+                            "automode-checkpointd: {}: cannot watch {} ({e}): every checkpoint walks",
+                            self.root.display(),
+                            path.display()
+                        );
+                    }
+                    self.unwatched = true;
                     continue;
                 }
             }
@@ -376,7 +387,7 @@ impl Watcher {
         self.store.relock(super::LOCK_WAIT)?;
         let result = (|| {
             self.store.refresh()?;
-            let scope = if self.all {
+            let scope = if self.all || self.unwatched {
                 Scope::All
             } else {
                 Scope::Paths(self.dirty.iter().cloned().collect())

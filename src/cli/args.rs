@@ -70,13 +70,7 @@ pub enum Command {
     },
     /// `automode undo [--to N] [--file PATH] [--yes] [--prune] [--json]`
     /// (user only).
-    Undo {
-        to: Option<u64>,
-        file: Option<OsString>,
-        yes: bool,
-        prune: bool,
-        json: bool,
-    },
+    Undo(UndoArgs),
     /// `automode allow RULE`, `automode allow --last`, `automode allow
     /// --remove RULE` (user only).
     Allow {
@@ -125,6 +119,20 @@ pub enum Command {
     Version,
 }
 
+/// What `automode undo` is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UndoArgs {
+    /// Back to the state before this checkpoint's command.
+    pub to: Option<u64>,
+    /// One file only.
+    pub file: Option<OsString>,
+    /// Without asking.
+    pub yes: bool,
+    /// Remove every checkpoint.
+    pub prune: bool,
+    pub json: bool,
+}
+
 impl Command {
     /// Commands that change automode's state: only the user may run
     /// them, never an agent's command.
@@ -133,7 +141,7 @@ impl Command {
             self,
             Command::Switch { .. }
                 | Command::Approve { .. }
-                | Command::Undo { .. }
+                | Command::Undo(_)
                 | Command::Allow { .. }
                 | Command::Reset { .. }
                 | Command::Trust { .. }
@@ -349,13 +357,13 @@ fn parse_other(sub: &str, parser: &mut lexopt::Parser) -> Result<Command, CliErr
                         .into(),
                 ));
             }
-            Command::Undo {
+            Command::Undo(UndoArgs {
                 to,
                 file,
                 yes,
                 prune,
                 json,
-            }
+            })
         }
         "approve" => {
             let code = dir.map(|d| d.to_string_lossy().into_owned());

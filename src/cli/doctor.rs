@@ -209,6 +209,19 @@ fn checks(ctx: &Context, state_dir: Option<&Path>, online: bool) -> Vec<Check> {
             crate::sandbox::views::describe_home(userns),
         );
     }
+    if let Some(cwd) = ctx.cwd() {
+        let (line, ok) = crate::checkpoint::describe_here(
+            state_dir,
+            cwd,
+            ctx.home().map(|h| crate::policy::places::canon(&h)),
+            &cfg.checkpoint.settings(),
+        );
+        add(
+            "checkpoints",
+            if ok { Level::Ok } else { Level::Warn },
+            line,
+        );
+    }
     let var = |k: &str| ctx.var_str(k).map(str::to_string);
     if mode != crate::sandbox::Mode::Off
         && let Some(h) = ctx.home()

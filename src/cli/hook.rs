@@ -189,13 +189,9 @@ pub(super) fn run(ctx: &Context, harness: &str) -> Exit {
         terminal: false,
         undecodable: None,
     };
-    let mut decided = judge.judge(ctx, &request);
-    // The checkpoint before Claude Code runs it; without one, judged again.
-    if let Err(why) = judge.checkpoint(ctx, &decided, &command, &cwd) {
-        judge.places.checkpoint = None;
-        decided = judge.judge(ctx, &request);
-        report::no_checkpoint(&why, decided.verdict.decision == Decision::Allow);
-    }
+    // The checkpoint before Claude Code runs it.
+    let decided = judge.judge(ctx, &request);
+    let decided = judge.with_checkpoint(ctx, decided, &request);
     // Hook mode runs nothing: Claude Code runs what is allowed, so the
     // decision is the invocation's one record.
     judge.recorder(ctx, &cwd).no_run(&decided);

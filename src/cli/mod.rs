@@ -24,7 +24,7 @@ mod status;
 mod trust;
 mod undo;
 
-pub use args::{CliError, Command, parse};
+pub use args::{CliError, Command, UndoArgs, parse};
 pub use guidance::GUIDANCE;
 
 use std::path::PathBuf;
@@ -114,23 +114,7 @@ pub fn run(ctx: &Context) -> Exit {
             last,
             remove,
         ),
-        Command::Undo {
-            to,
-            file,
-            yes,
-            prune,
-            json,
-        } => undo::run(
-            ctx,
-            dirs.state.as_deref(),
-            &undo::Args {
-                to,
-                file,
-                yes,
-                prune,
-                json,
-            },
-        ),
+        Command::Undo(a) => undo::run(ctx, dirs.state.as_deref(), &a),
         Command::Trust { trusted, dir } => {
             trust::run(ctx, dirs.config.as_deref(), trusted, dir.map(PathBuf::from))
         }

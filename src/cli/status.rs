@@ -79,6 +79,7 @@ pub(super) fn run(
                 "max_bytes_per_project": cfg.checkpoint.max_bytes.value,
                 "keep_hours": cfg.checkpoint.keep_hours.value,
                 "projects": stores.iter().map(|(_, root, bytes)| serde_json::json!({"root": root, "bytes": bytes})).collect::<Vec<_>>(),
+            "here": ctx.cwd().map(|cwd| crate::checkpoint::describe_here(state_dir, cwd, ctx.home().map(|h| crate::policy::places::canon(&h)), &cfg.checkpoint.settings()).0),
             },
             "sandbox": {
                 "mode": mode,
@@ -186,13 +187,18 @@ pub(super) fn run(
                 cfg.checkpoint.enabled.source
             )
         },
-        if store_bytes < 1024 * 1024 {
-            format!("{:.1} KiB", store_bytes as f64 / 1024.0)
-        } else {
-            format!("{:.1} MiB", store_bytes as f64 / (1024.0 * 1024.0))
-        },
+        crate::checkpoint::shown_size(store_bytes),
         stores.len()
     );
+    if let Some(cwd) = ctx.cwd() {
+        let (line, _) = crate::checkpoint::describe_here(
+            state_dir,
+            cwd,
+            ctx.home().map(|h| crate::policy::places::canon(&h)),
+            &cfg.checkpoint.settings(),
+        );
+        let _ = writeln!(out, "  checkpoints here: {line}");
+    }
     let _ = writeln!(
         out,
         "state: {}",

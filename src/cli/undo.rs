@@ -8,6 +8,7 @@ use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::args::UndoArgs as Args;
 use crate::checkpoint::restore::{self, Plan};
 use crate::checkpoint::tree::{self, Key, Kind, Scope, Tree};
 use crate::checkpoint::{self, Label, Store, shown_size as size, store};
@@ -18,15 +19,6 @@ use crate::policy::places::{self, Places};
 const WAIT: Duration = Duration::from_secs(30);
 /// Lines of diff shown before a restore, at most.
 const DIFF_LINES: usize = 400;
-
-#[derive(Debug)]
-pub(super) struct Args {
-    pub to: Option<u64>,
-    pub file: Option<std::ffi::OsString>,
-    pub yes: bool,
-    pub prune: bool,
-    pub json: bool,
-}
 
 pub(super) fn run(ctx: &Context, state_dir: Option<&Path>, a: &Args) -> Result<String, String> {
     let state = state_dir.ok_or("no state directory (HOME is not set)")?;
