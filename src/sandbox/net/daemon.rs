@@ -97,6 +97,8 @@ pub struct Filter {
     pub holder_pid: i32,
     /// The ports the filter itself listens on inside (never forwarded).
     own_ports: HashSet<u16>,
+    /// A `sock_diag` socket inside: which servers listen there.
+    diag: Option<OwnedFd>,
 }
 
 /// The settings as last read, and the allow-list built from them.
@@ -302,7 +304,12 @@ fn start(session: &Session) -> Result<Arc<Filter>, String> {
     let mut own_ports: HashSet<u16> = ports.iter().copied().collect();
     own_ports.extend(host_ports.iter().copied());
     let mut proxy_port = 0;
-    for h in &answer.sockets {
+    let mut handed: Vec<(holder::Handed, OwnedFd)> = answer.sockets.into_iter().zip(fds).collect();
+    let diag = handed
+        .iter()
+        .position(|(h, _)| h.role == Role::Diag)
+        .map(|i| handed.remove(i).1);
+    for (h, _) in &handed {
         if h.role == Role::Proxy {
             proxy_port = h.port;
             own_ports.insert(h.port);
@@ -315,8 +322,9 @@ fn start(session: &Session) -> Result<Arc<Filter>, String> {
         holder: Mutex::new(mine),
         holder_pid,
         own_ports,
+        diag,
     });
-    for (h, fd) in answer.sockets.into_iter().zip(fds) {
+    for (h, fd) in handed {
         let f = filter.clone();
         match h.role {
             Role::Dns => {
@@ -331,7 +339,7 @@ fn start(session: &Session) -> Result<Arc<Filter>, String> {
                 let l = TcpListener::from(fd);
                 std::thread::spawn(move || relay::serve_proxy(&f, &l));
             }
-            Role::Connection | Role::HostPort => {}
+            Role::Connection | Role::HostPort | Role::Diag => {}
         }
     }
     for port in host_ports {
@@ -411,7 +419,10 @@ fn watch(filter: &Arc<Filter>, owner: (Option<i32>, Option<u64>)) {
 /// port from the host's loopback (when the host's port is free), stop
 /// when the server does.
 fn forward_servers(filter: &Arc<Filter>, forwarded: &mut HashMap<(u16, bool), TcpListener>) {
-    let inside = listening_inside(filter.holder_pid);
+    let inside = match filter.diag.as_ref().map(super::netlink::listening) {
+        Some(Ok(found)) => found,
+        _ => listening_inside(filter.holder_pid),
+    };
     let wanted: HashSet<(u16, bool)> = inside
         .into_iter()
         .filter(|(port, _)| !filter.own_ports.contains(port))
@@ -445,7 +456,8 @@ fn forward_servers(filter: &Arc<Filter>, forwarded: &mut HashMap<(u16, bool), Tc
 }
 
 /// `(port, IPv6)` of every TCP socket listening inside on loopback or
-/// every address (`/proc/<holder>/net/tcp` and `tcp6`).
+/// every address (`/proc/<holder>/net/tcp` and `tcp6`): where the
+/// `sock_diag` socket failed.
 fn listening_inside(holder: i32) -> Vec<(u16, bool)> {
     let mut out = Vec::new();
     for (file, v6) in [("tcp", false), ("tcp6", true)] {

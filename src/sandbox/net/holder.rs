@@ -42,6 +42,8 @@ pub enum Role {
     Connection,
     /// A listener for a host port (on request).
     HostPort,
+    /// A `sock_diag` socket: which servers listen inside.
+    Diag,
 }
 
 /// What the filter asks of the holder after the start.
@@ -184,6 +186,12 @@ fn start(ports: &[u16]) -> Result<(Vec<Handed>, Vec<OwnedFd>), String> {
         v6: false,
     });
     fds.push(proxy.into());
+    handed.push(Handed {
+        role: Role::Diag,
+        port: 0,
+        v6: false,
+    });
+    fds.push(netlink::diag_socket()?);
     Ok((handed, fds))
 }
 
