@@ -902,6 +902,21 @@ impl Judge {
                 let (outside, protected) = sandbox::approved_targets(&plan, a, &self.places);
                 granted.extend(protected);
                 plan.extra_write.extend(outside);
+                let xdg = ctx
+                    .var_str("XDG_CONFIG_HOME")
+                    .filter(|p| p.starts_with('/'));
+                if let Some((dir, why)) =
+                    sandbox::global_git_config(a, self.places.home.as_deref(), xdg.map(Path::new))
+                {
+                    // The home is kept out of every other grant, not
+                    // out of this one: git makes its lock file in the
+                    // directory itself, which a grant carved around
+                    // automode's state would not allow. (That state is
+                    // covered by its own mount; and git config is all
+                    // that runs.)
+                    plan.write_exclude.retain(|x| !x.starts_with(&dir));
+                    plan.extra_write.push((dir, why));
+                }
             }
             let unprotected =
                 |p: &PathBuf| granted.iter().any(|u| p.starts_with(u) || u.starts_with(p));

@@ -547,3 +547,44 @@ fn doctor_says_what_works_and_fails_on_a_broken_install() {
     assert_eq!(r.code(), Some(1));
     assert!(r.stdout().contains("FAIL  configuration"), "{}", r.stdout());
 }
+
+/// `git config --global` waits for the user and, approved, writes the
+/// user's git configuration (git makes its lock file in the home itself,
+/// which no other grant allows); a line that does more than set git's
+/// settings gets no such grant, and the next command none either.
+#[test]
+fn an_approved_global_git_config_succeeds_and_grants_nothing_else() {
+    if !crate::support::landlock_or_skip("global git config") {
+        return;
+    }
+    let env = Env::new()
+        .with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            r#"{"autoMode": {"classifierModel": "none"}}"#,
+        )
+        .with_env("AUTOMODE_SESSION", "git-global");
+    let gitconfig = env.home.join(".gitconfig");
+    let set = "git config --global user.email dev@example.com";
+    let code = blocked_code(&env, set);
+    assert_eq!(approve(&env, &[&code]).code(), Some(0));
+    let r = run(&mut env.script(set));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let text = std::fs::read_to_string(&gitconfig).unwrap();
+    assert!(text.contains("email = dev@example.com"), "{text}");
+    // Approved, a line that also writes elsewhere in the home: git's
+    // part has no grant on the home, and nothing is written there.
+    let rc = env.home.join("notes.txt");
+    let more = format!(
+        "git config --global user.name Dev; echo evil > {}",
+        rc.display()
+    );
+    let code = blocked_code(&env, &more);
+    assert_eq!(approve(&env, &[&code]).code(), Some(0));
+    let r = run(&mut env.script(&more));
+    assert_ne!(r.code(), Some(0), "{}", r.stderr());
+    assert!(!rc.exists());
+    assert!(!std::fs::read_to_string(&gitconfig).unwrap().contains("Dev"));
+    // The grant was that command's: the same setting again waits.
+    let r = run(&mut env.script(set));
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
+}

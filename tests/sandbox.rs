@@ -1450,11 +1450,15 @@ fn an_approved_file_the_tool_replaces_says_the_user_must_run_it() {
             "AUTOMODE_SETTINGS_JSON",
             r#"{"autoMode": {"classifierModel": "none"}}"#,
         )
-        .with_env("AUTOMODE_SESSION", "gitconfig");
-    let config = env.home.join(".gitconfig");
+        .with_env("AUTOMODE_SESSION", "replaced");
+    // A file in the home, named by `--file` (an approved `git config
+    // --global` gets its directory: `approval::an_approved_global_git_…`;
+    // the home is never granted to anything else).
+    let config = env.home.join("settings.conf");
     write(&config, "[core]\n");
     let script = format!(
-        "AUTOMODE_WRITE={} git config --global user.name agent",
+        "AUTOMODE_WRITE={} git config --file {} user.name agent",
+        config.display(),
         config.display()
     );
     let r = run(&mut env.script(&script));

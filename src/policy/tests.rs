@@ -1640,3 +1640,91 @@ fn flood_sizes() {
     assert_eq!(size("5x"), None);
     assert_eq!(size("99999999999E"), Some(u64::MAX));
 }
+
+/// Bundled short options read like separate ones (`curl -sI` is
+/// `curl -s -I`): every short option of every read-only tool's table of
+/// risky options, bundled behind another letter, and the tools whose
+/// handlers look for short options.
+#[test]
+fn bundled_short_options_read_like_separate_ones_in_every_table() {
+    let fx = fixture();
+    let cfg = base_config(&fx);
+    let same = |apart: &str, bundled: &str| {
+        let a = verdict_with(&fx, &cfg, apart);
+        let b = verdict_with(&fx, &cfg, bundled);
+        assert_eq!(
+            (a.decision, a.tier),
+            (b.decision, b.tier),
+            "{apart} ({}) and {bundled} ({})",
+            a.reason,
+            b.reason
+        );
+        b
+    };
+    let mut checked = 0;
+    for (tools, options, _) in super::tools::RISKY_OPTIONS {
+        let short: Vec<&str> = options
+            .iter()
+            .filter(|o| o.len() == 2 && o.starts_with('-') && **o != "--")
+            .map(|o| &o[1..])
+            .collect();
+        let Some(filler) = ["v", "q", "n", "x", "k"]
+            .into_iter()
+            .find(|f| !short.contains(f))
+        else {
+            continue;
+        };
+        for tool in *tools {
+            for o in &short {
+                let alone = verdict_with(&fx, &cfg, &format!("{tool} -{o} README.md"));
+                let b = same(
+                    &format!("{tool} -{filler} -{o} README.md"),
+                    &format!("{tool} -{filler}{o} README.md"),
+                );
+                if alone.decision != Decision::Allow {
+                    assert_ne!(b.decision, Decision::Allow, "{tool} -{filler}{o}");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 20, "only {checked} short options in the tables");
+    for (apart, bundled) in [
+        (
+            "curl -s -I http://localhost:3000/",
+            "curl -sI http://localhost:3000/",
+        ),
+        (
+            "curl -s -o /etc/x http://localhost/",
+            "curl -so /etc/x http://localhost/",
+        ),
+        (
+            "wget -q -O- http://localhost:3000/",
+            "wget -qO- http://localhost:3000/",
+        ),
+        (
+            "wget -q -O /etc/x http://localhost/",
+            "wget -qO /etc/x http://localhost/",
+        ),
+        ("npm i -D -g left-pad", "npm i -Dg left-pad"),
+        ("sort -u -o /etc/x README.md", "sort -uo /etc/x README.md"),
+        ("ssh-keygen -l -f k.pub", "ssh-keygen -lf k.pub"),
+        ("act -l -v", "act -lv"),
+        ("sed -n -e 1p README.md", "sed -ne 1p README.md"),
+        ("sed -n -i 1p README.md", "sed -ni 1p README.md"),
+        ("tar -t -z -f a.tgz", "tar -tzf a.tgz"),
+        ("tar -x -z -f a.tgz -C /etc", "tar -xzf a.tgz -C /etc"),
+        ("grep -r -n TODO src", "grep -rn TODO src"),
+        ("rm -r -f src", "rm -rf src"),
+        ("git log -p -n 3", "git log -pn 3"),
+        (
+            "perl -n -e 'print if /x/' README.md",
+            "perl -ne 'print if /x/' README.md",
+        ),
+    ] {
+        same(apart, bundled);
+    }
+    // A value attached to a value-taking option is not a bundle of flags.
+    let v = verdict_with(&fx, &cfg, "ssh-keygen -f/tmp/lkey");
+    assert_ne!(v.decision, Decision::Allow, "{}", v.reason);
+}

@@ -77,9 +77,32 @@ impl Call<'_> {
                         && o.starts_with('-')
                         && *o != "--"
                         && a.len() > 2
-                        && a.starts_with(o)
-                        && !a.starts_with("--"))
+                        && a.starts_with('-')
+                        && !a.starts_with("--")
+                        && (a.starts_with(o) || a[1..].contains(&o[1..])))
             })
+        })
+    }
+
+    /// A short flag given alone or in a group, read the way getopt reads
+    /// a group: letter by letter until one that takes a value (in
+    /// `takes_value`), whose value is the rest (`-lf key` has `-l`;
+    /// `-f/tmp/lkey` has no `-l`). For flags that make a command only
+    /// read, where `has`'s any-letter match would over-allow.
+    fn flag(&self, flag: char, takes_value: &str) -> bool {
+        self.own_args().iter().flatten().any(|a| {
+            let Some(group) = a.strip_prefix('-').filter(|g| !g.starts_with('-')) else {
+                return false;
+            };
+            for c in group.chars() {
+                if c == flag {
+                    return true;
+                }
+                if takes_value.contains(c) {
+                    break;
+                }
+            }
+            false
         })
     }
 
@@ -1827,7 +1850,7 @@ fn shell(call: &Call<'_>) -> Class {
 /// Options of read-only tools that run programs, write files or change
 /// the system: (tools, options, why). Long options also match by a
 /// unique prefix (`--compress-prog`), as getopt_long accepts.
-const RISKY_OPTIONS: &[(&[&str], &[&str], &str)] = &[
+pub(super) const RISKY_OPTIONS: &[(&[&str], &[&str], &str)] = &[
     (
         &["sort"],
         &["--compress-program"],
@@ -2010,9 +2033,14 @@ fn read_only(call: &Call<'_>) -> Class {
     for (tools, options, why) in RISKY_OPTIONS {
         if tools.contains(&call.name) {
             let first_only = matches!(call.name, "ps");
+            // (`ps`'s dashless BSD letters count only as its first word;
+            // its dashed options anywhere.)
             let hit = call.own_args().iter().enumerate().any(|(i, a)| {
-                a.is_some_and(|a| options.iter().any(|o| option_matches(a, o)))
-                    && (!first_only || i == 0)
+                a.is_some_and(|a| {
+                    options.iter().any(|o| {
+                        option_matches(a, o) && (!first_only || i == 0 || o.starts_with('-'))
+                    })
+                })
             });
             if hit {
                 return Class::Review(format!("{}: {why}", call.name));
@@ -2160,7 +2188,11 @@ fn supabase(call: &Call<'_>) -> Class {
 
 /// `act`: listing workflows reads; running them starts containers.
 fn act(call: &Call<'_>) -> Class {
-    if call.has(&["-l", "--list", "--graph", "-g", "--version", "-h", "--help"]) {
+    // (`act`'s one-letter options that take a value.)
+    let values = "CPWabcdeijpsw";
+    if call.has(&["--list", "--graph", "--version", "--help"])
+        || ['l', 'g', 'h'].iter().any(|f| call.flag(*f, values))
+    {
         Class::ReadOnly
     } else {
         review("act runs workflows in containers")
@@ -2587,8 +2619,26 @@ fn node(call: &Call<'_>) -> Class {
     Class::Neutral
 }
 
+/// A bundle of one-letter options ending in the inline-code one
+/// (`perl -ne`, `-lne`, `-pe`, `-ane`; `ruby -ne`): the code is the next
+/// word, judged like `-e`'s. Only line-loop, split and print options
+/// may come with it (not `-i`, which edits files in place).
+fn inline_bundle(a: &str) -> bool {
+    a.len() > 2
+        && a.starts_with('-')
+        && !a.starts_with("--")
+        && a.ends_with(['e', 'E'])
+        && a[1..]
+            .chars()
+            .all(|c| matches!(c, 'l' | 'n' | 'a' | 'p' | 'w' | 's' | 'e' | 'E'))
+}
+
 fn interpreter(call: &Call<'_>) -> Class {
     if call.name == "java" {
+        if let [Some("-version" | "--version" | "-showversion" | "--show-version")] = call.args[..]
+        {
+            return Class::ReadOnly;
+        }
         return match call.option_values("-jar").first() {
             Some(jar) => program_file(call, jar, "java"),
             None => review("java runs classes automode does not judge"),
@@ -2616,7 +2666,7 @@ fn interpreter(call: &Call<'_>) -> Class {
             .args
             .iter()
             .flatten()
-            .any(|a| matches!(*a, "-e" | "-E" | "-r")) =>
+            .any(|a| matches!(*a, "-e" | "-E" | "-r") || inline_bundle(a)) =>
         {
             Class::Neutral
         }
@@ -2891,13 +2941,13 @@ fn python_pm(call: &Call<'_>) -> Class {
         ("uv", "run") | ("poetry" | "pdm" | "hatch" | "pipenv" | "rye", "run") => {
             run_inner(call, sub)
         }
+        _ if shell_switch(call.name, sub) => Class::Routine,
         ("conda" | "mamba" | "micromamba", "config") => {
             review("conda config changes user-wide settings")
         }
         (
             "conda" | "mamba" | "micromamba",
-            "install" | "create" | "remove" | "update" | "env" | "clean" | "activate"
-            | "deactivate" | "run",
+            "install" | "create" | "remove" | "update" | "env" | "clean" | "run",
         ) => {
             if call.has(&["-p", "--prefix"]) && call.outputs_inside(&["-p", "--prefix"]).is_none() {
                 Class::Routine
@@ -3747,6 +3797,67 @@ fn crontab(call: &Call<'_>) -> Class {
     }
 }
 
+/// Subcommands that only switch what the command's own shell uses (its
+/// `PATH` or one variable), with why: that shell ends with the command,
+/// so nothing outside it changes. Installing what is not there stays
+/// with the package managers' rules (`nvm install`, `sdk install`).
+const SHELL_SWITCHES: &[(&str, &str, &str)] = &[
+    (
+        "nvm",
+        "use",
+        "puts an installed Node first on the shell's PATH",
+    ),
+    ("nvm", "deactivate", "takes nvm's Node off the shell's PATH"),
+    ("pyenv", "shell", "sets PYENV_VERSION in the shell"),
+    (
+        "asdf",
+        "shell",
+        "sets the tool's ASDF_*_VERSION in the shell",
+    ),
+    (
+        "sdk",
+        "use",
+        "puts an installed SDK version first on the shell's PATH",
+    ),
+    (
+        "conda",
+        "activate",
+        "puts an environment first on the shell's PATH",
+    ),
+    (
+        "conda",
+        "deactivate",
+        "takes the environment off the shell's PATH",
+    ),
+    (
+        "mamba",
+        "activate",
+        "puts an environment first on the shell's PATH",
+    ),
+    (
+        "mamba",
+        "deactivate",
+        "takes the environment off the shell's PATH",
+    ),
+    (
+        "micromamba",
+        "activate",
+        "puts an environment first on the shell's PATH",
+    ),
+    (
+        "micromamba",
+        "deactivate",
+        "takes the environment off the shell's PATH",
+    ),
+];
+
+/// Does `name sub` only switch what the command's own shell uses?
+fn shell_switch(name: &str, sub: &str) -> bool {
+    SHELL_SWITCHES
+        .iter()
+        .any(|(n, s, _)| *n == name && *s == sub)
+}
+
 fn system_pm(call: &Call<'_>) -> Class {
     let ops: Vec<&str> = call
         .args
@@ -3755,6 +3866,9 @@ fn system_pm(call: &Call<'_>) -> Class {
         .filter(|a| !a.starts_with('-'))
         .copied()
         .collect();
+    if ops.first().is_some_and(|sub| shell_switch(call.name, sub)) {
+        return Class::Routine;
+    }
     let read = matches!(
         ops.first().copied(),
         Some(
@@ -3820,7 +3934,14 @@ fn secrets(call: &Call<'_>) -> Class {
 fn keys(call: &Call<'_>) -> Class {
     match call.name {
         "ssh-keygen" => {
-            if call.has(&["-l", "-y", "-F", "-H", "-R", "-B", "-L", "-Q"]) {
+            // Fingerprints, public keys, certificates, KRL queries and
+            // known_hosts look-ups only read (`-H` hashes known_hosts in
+            // place and `-R` removes from it: those write).
+            let values = "DEFGIJKMNOPRSTVYZabCfjmnrstwz";
+            if ['l', 'y', 'F', 'B', 'L', 'Q']
+                .iter()
+                .any(|f| call.flag(*f, values))
+            {
                 return Class::ReadOnly;
             }
             match call.option_values("-f").first() {

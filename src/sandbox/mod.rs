@@ -1075,6 +1075,67 @@ pub fn approved_targets(
     (outside, protected)
 }
 
+/// An approved command made only of `git config --global` calls (every
+/// word literal, no editor, no other file named, nothing redirected):
+/// the directory git writes the user's configuration in, with its lock
+/// file beside it — the home, the directory `~/.gitconfig` links into,
+/// or `$XDG_CONFIG_HOME/git` when only that file exists. Granted for that
+/// command alone (the home is otherwise never granted; here nothing but
+/// git's own settings code runs in it).
+pub fn global_git_config(
+    a: &crate::shell::analysis::Analysis,
+    home: Option<&Path>,
+    xdg_config: Option<&Path>,
+) -> Option<(PathBuf, String)> {
+    use crate::shell::analysis::EffectKind;
+    let home = home?;
+    let only_config = !a.commands.is_empty()
+        && a.commands.iter().all(|c| {
+            let words: Option<Vec<&str>> = c.argv.iter().map(|w| w.lit()).collect();
+            let Some(words) = words else { return false };
+            c.base_name() == Some("git")
+                && words.get(1) == Some(&"config")
+                && words.contains(&"--global")
+                && !words.iter().skip(2).any(|w| {
+                    matches!(
+                        *w,
+                        "-e" | "--edit"
+                            | "-f"
+                            | "--file"
+                            | "--blob"
+                            | "--system"
+                            | "--local"
+                            | "--worktree"
+                    ) || w.starts_with("--file=")
+                        || w.starts_with("--blob=")
+                })
+        })
+        && a.effects.iter().all(|e| e.kind == EffectKind::Read);
+    if !only_config {
+        return None;
+    }
+    let dot = home.join(".gitconfig");
+    let xdg = xdg_config
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| home.join(".config"))
+        .join("git/config");
+    let file = if std::fs::symlink_metadata(&dot).is_ok() {
+        std::fs::canonicalize(&dot).ok()?
+    } else if xdg.is_file() {
+        std::fs::canonicalize(&xdg).ok()?
+    } else {
+        existing(home)?.join(".gitconfig")
+    };
+    let dir = file.parent()?.to_path_buf();
+    Some((
+        dir,
+        format!(
+            "git config --global writes {} (and its lock beside it), approved for this command",
+            file.display()
+        ),
+    ))
+}
+
 fn verb(k: crate::shell::analysis::EffectKind) -> &'static str {
     use crate::shell::analysis::EffectKind;
     match k {

@@ -242,9 +242,12 @@ pub fn apply(plan: &mut super::Plan, home: Option<&Path>, inp: &Inputs<'_>) {
             "the home: other projects and files no build needs stay out of sight",
         ));
     }
+    // A place an approved command was granted itself stays as it is.
+    let granted: Vec<&PathBuf> = plan.extra_write.iter().map(|(p, _)| p).collect();
     for (at, with, why) in places {
         if (home.as_ref() != Some(&at) && home.as_ref().is_some_and(|h| h.starts_with(&at)))
             || needed.iter().any(|k| at.starts_with(k) && *k != at)
+            || granted.contains(&&at)
         {
             continue;
         }

@@ -2564,10 +2564,26 @@ fn rsync(_: &str, args: &[Arg]) -> Vec<Action> {
 }
 
 fn man(_: &str, args: &[Arg]) -> Vec<Action> {
+    // `-P`/`-H` alone, with a value attached or in a group (`-aP cat`),
+    // read letter by letter as getopt does until one that takes a value.
+    let short = |t: &str| {
+        t.strip_prefix('-')
+            .filter(|g| !g.starts_with('-'))
+            .is_some_and(|g| {
+                for c in g.chars() {
+                    if c == 'P' || c == 'H' {
+                        return true;
+                    }
+                    if "CEILMRSTXmprs".contains(c) {
+                        return false;
+                    }
+                }
+                false
+            })
+    };
     if args.iter().any(|a| {
-        a.lit().is_some_and(|t| {
-            t == "-P" || t.starts_with("--pager") || t == "-H" || t.starts_with("--html")
-        })
+        a.lit()
+            .is_some_and(|t| short(t) || t.starts_with("--pager") || t.starts_with("--html"))
     }) {
         vec![finding(FindingKind::InlineExec, "man -P/-H runs a program")]
     } else {
