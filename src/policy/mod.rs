@@ -467,9 +467,13 @@ fn allow_rules(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> 
     let texts = command_texts(ctx.analysis);
     let facts = facts(ctx, scratch);
     let mut used: Option<&RuleEntry> = None;
+    let ride_along = reads_ride_along(facts);
     for (i, text) in texts.iter().enumerate() {
-        // Wrappers and builtins are judged through the commands they run.
-        if facts.classes.get(i) == Some(&Class::Neutral) {
+        // Wrappers and builtins are judged through the commands they run;
+        // a command that only reads needs no rule of its own.
+        if facts.classes.get(i) == Some(&Class::Neutral)
+            || (ride_along && facts.classes.get(i) == Some(&Class::ReadOnly))
+        {
             continue;
         }
         match parsed
@@ -486,10 +490,21 @@ fn allow_rules(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> 
             Tier::AllowRule,
             e.pattern.clone(),
             e.source.to_string(),
-            "every command matches a permissions.allow rule",
+            "every command matches a permissions.allow rule or only reads",
         )),
         None => Err("no command to match".into()),
     }
+}
+
+/// May a command that only reads (`| head -3`, `| grep x`) ride along
+/// with commands an allow rule names, without a rule of its own? Not
+/// when the line reads a secret or a protected file (then every command
+/// needs the user's rule).
+fn reads_ride_along(facts: &Facts) -> bool {
+    !facts
+        .review
+        .iter()
+        .any(|r| r.starts_with("reads ") || r.contains("names the protected path"))
 }
 
 fn read_only(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
@@ -657,9 +672,14 @@ fn classifier(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
         .or_else(|| protected.map(|p| format!("writes a protected path: {p}")))
         .or_else(|| facts.first_reason().cloned())
         .unwrap_or_else(|| "no allow tier settles it".into());
+    let skip: Vec<bool> = facts
+        .classes
+        .iter()
+        .map(|c| *c == Class::ReadOnly && reads_ride_along(facts))
+        .collect();
     let suggest = widening(ctx)
         .is_none()
-        .then(|| suggest_allow(ctx))
+        .then(|| suggest_allow(ctx, &skip))
         .flatten()
         .filter(|_| scratch.protected.is_none());
     let mut v = Verdict::new(
@@ -709,11 +729,16 @@ const NO_BLANKET_ALLOW: &[(&str, bool, &str)] = &[
 ];
 
 /// The allow rules that would let commands like these run without review
-/// next time (one per command: `bash(PROGRAM SUBCOMMAND *)`), and the
-/// user's configuration file; none when a program name is not literal.
-fn suggest_allow(ctx: &Ctx<'_>) -> Option<(Vec<String>, String)> {
+/// next time (one per command that needed review: `bash(PROGRAM
+/// SUBCOMMAND *)`; `skip`: the commands that only read, which ride
+/// along), and the user's configuration file; none when a program name
+/// is not literal.
+fn suggest_allow(ctx: &Ctx<'_>, skip: &[bool]) -> Option<(Vec<String>, String)> {
     let mut rules = Vec::new();
-    for c in &ctx.analysis.commands {
+    for (i, c) in ctx.analysis.commands.iter().enumerate() {
+        if skip.get(i) == Some(&true) {
+            continue;
+        }
         let words: Vec<&str> = c.argv.iter().map_while(|a| a.lit()).collect();
         let name = *words.first()?;
         if name.is_empty() || c.argv.first().and_then(|a| a.lit()).is_none() {

@@ -1728,3 +1728,39 @@ fn bundled_short_options_read_like_separate_ones_in_every_table() {
     let v = verdict_with(&fx, &cfg, "ssh-keygen -f/tmp/lkey");
     assert_ne!(v.decision, Decision::Allow, "{}", v.reason);
 }
+
+/// A command that only reads rides along with one an allow rule names
+/// (`npm publish | tail -3`), so the rule suggested for such a line names
+/// only the command that needed review; a line that reads a secret does
+/// not ride along, and nothing else does.
+#[test]
+fn reading_commands_ride_along_with_allow_rules_and_are_not_suggested() {
+    let fx = fixture();
+    let base = base_config(&fx);
+    let v = verdict_with(&fx, &base, "npm publish | tail -3");
+    assert_eq!(v.decision, Decision::Classify, "{}", v.reason);
+    let rules = v.suggest.clone().map(|(r, _)| r);
+    assert_eq!(rules, Some(vec!["bash(npm publish:*)".to_string()]));
+    let v = verdict_with(&fx, &base, "cat ~/.npmrc | npm publish");
+    if let Some((rules, _)) = &v.suggest {
+        assert!(rules.iter().any(|r| r.starts_with("bash(cat")), "{rules:?}");
+    }
+    let mut cfg = base.clone();
+    cfg.allow.push(entry("bash(npm publish:*)"));
+    for (script, allowed) in [
+        ("npm publish | tail -3", true),
+        ("npm publish 2>&1 | grep -c notice", true),
+        ("npm publish | tail -3; rm -rf /srv/x", false),
+        ("cat ~/.npmrc | npm publish", false),
+        ("npm publish | tee /etc/x", false),
+    ] {
+        let v = verdict_with(&fx, &cfg, script);
+        assert_eq!(
+            v.decision == Decision::Allow && v.tier == Tier::AllowRule,
+            allowed,
+            "{script}: {:?} {}",
+            v.decision,
+            v.reason
+        );
+    }
+}
