@@ -392,3 +392,92 @@ fn tools_read_their_own_settings_and_logins_and_scripts_do_not() {
         registry.seen.lock().unwrap().clear();
     }
 }
+
+/// A developer's first day, through the shim with auto mode on and no
+/// classifier (so anything that needed review would stop with code 121):
+/// a venv activated for `pip install -e .` and `pytest`, a tool installed
+/// with npm and run with `npx`, a script the line writes and runs, git's
+/// identity set and a commit, a loopback server one command starts and
+/// the next reaches. Every step runs without a stop.
+#[test]
+fn a_first_day_runs_without_a_stop() {
+    if !reachable_or_skip("first day", "pypi.org") {
+        return;
+    }
+    let npm = tool_or_skip("first day: npx", "npm").is_some()
+        && reachable_or_skip("first day: npx", "registry.npmjs.org");
+    let env = Env::new()
+        .with_env(
+            "AUTOMODE_SETTINGS_JSON",
+            r#"{"autoMode": {"classifierModel": "none"}}"#,
+        )
+        .with_env("AUTOMODE_TIMEOUT", "600")
+        .with_env("AUTOMODE_SESSION", "first-day");
+    let step = |script: &str| {
+        let r = run(&mut env.script(script));
+        assert_eq!(r.code(), Some(0), "{script}\n{}", r.stderr());
+        r.stdout()
+    };
+    write(
+        &env.work.join("pyproject.toml"),
+        "[build-system]\nrequires = [\"setuptools>=61\"]\nbuild-backend = \"setuptools.build_meta\"\n\n\
+         [project]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[tool.setuptools]\npackages = [\"calc\"]\n",
+    );
+    write(
+        &env.work.join("calc/__init__.py"),
+        "def add(a, b):\n    return a + b\n",
+    );
+    write(
+        &env.work.join("tests/test_calc.py"),
+        "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    );
+    step("python3 -m venv .venv");
+    step(
+        "source .venv/bin/activate && pip install -q --disable-pip-version-check pytest \
+         && pip install -q --disable-pip-version-check -e . && pytest -q",
+    );
+    if npm {
+        step(
+            "npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error -D semver",
+        );
+        let out = step("npx semver 1.2.3");
+        assert!(out.contains("1.2.3"), "{out}");
+    }
+    let out =
+        step("cat > run.sh <<'EOF'\necho ran from the line\nEOF\nchmod +x run.sh && ./run.sh");
+    assert_eq!(out, "ran from the line\n");
+    step(
+        "git init -q && git config user.email dev@example.com && git config user.name Dev \
+         && git add calc tests pyproject.toml && git commit -qm first",
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let marker = format!("http.server {port} ");
+    let _stop = Stop(marker.clone());
+    step(&format!(
+        "python3 -m http.server {port} --bind 127.0.0.1 >/dev/null 2>&1 &"
+    ));
+    let mut got = String::new();
+    for _ in 0..50 {
+        let r = run(&mut env.script(&format!("curl -s http://127.0.0.1:{port}/pyproject.toml")));
+        assert_ne!(r.code(), Some(121), "{}", r.stderr());
+        got = r.stdout();
+        if got.contains("calc") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(got.contains("name = \"calc\""), "{got}");
+}
+
+/// Kills every process whose command line holds the marker when dropped.
+struct Stop(String);
+
+impl Drop for Stop {
+    fn drop(&mut self) {
+        crate::support::kill_all(&self.0);
+    }
+}

@@ -649,7 +649,7 @@ fn git_runs_programs(ctx: &Ctx<'_>, facts: &Facts) -> Option<String> {
 fn widening(ctx: &Ctx<'_>) -> Option<String> {
     match ctx.widening? {
         Ok(w) => Some(format!(
-            "{} (only the classifier may grant it)",
+            "{} (only a review grants it: the classifier's or the user's)",
             w.describe()
         )),
         Err(_) => None,
