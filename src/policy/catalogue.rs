@@ -1434,7 +1434,7 @@ pub fn review_var(name: &str) -> Option<&'static str> {
 
 /// Values of dangerous variables that are harmless: pagers and editors
 /// that only display, identity and tracing settings.
-fn harmless_value(ctx: &Ctx<'_>, name: &str, value: Option<&str>) -> bool {
+pub(super) fn harmless_value(ctx: &Ctx<'_>, name: &str, value: Option<&str>) -> bool {
     let Some(v) = value else { return false };
     let inside_list = |v: &str| {
         v.split(':')
@@ -1546,7 +1546,7 @@ pub fn path_raw_ok(ctx: &Ctx<'_>, raw: &str) -> bool {
 /// A path list as written (`$PWD/src:$PYTHONPATH`): directories inside
 /// the project, and the variable's own value as the command started
 /// (`$NAME`), nothing else.
-fn list_raw_inside(ctx: &Ctx<'_>, raw: &str, name: &str) -> bool {
+pub(super) fn list_raw_inside(ctx: &Ctx<'_>, raw: &str, name: &str) -> bool {
     let t = raw
         .strip_prefix('"')
         .and_then(|r| r.strip_suffix('"'))
@@ -1690,7 +1690,17 @@ fn dangerous_assignment(ctx: &Ctx<'_>) -> Option<String> {
                     .base_name()
                     .is_some_and(|n| INERT_BUILTINS.contains(&n))
         });
-        if later && !harmless_value(ctx, &a.name, a.value.as_deref()) && !restored(ctx, a) {
+        // Set from inside the project (`export LD_LIBRARY_PATH=$PWD/lib`):
+        // what it loads, the sandbox confines like any project code.
+        let inside = a
+            .raw
+            .as_deref()
+            .is_some_and(|r| list_raw_inside(ctx, r, &a.name));
+        if later
+            && !harmless_value(ctx, &a.name, a.value.as_deref())
+            && !restored(ctx, a)
+            && !inside
+        {
             return Some(format!(
                 "{}={} before later commands: {why}",
                 a.name,

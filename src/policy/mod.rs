@@ -1228,6 +1228,35 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
             }
         }
     }
+    // A variable that makes programs load code, set from inside the
+    // project (`LD_PRELOAD=$PWD/x.so`, `export PYTHONPATH=$PWD/src`): the
+    // project's code runs, which is contained work, never only reading.
+    let from_project = a
+        .commands
+        .iter()
+        .flat_map(|c| {
+            c.env
+                .iter()
+                .map(|(n, v)| (n.as_str(), Some(v.raw.as_str()), v.known()))
+        })
+        .chain(
+            a.assignments
+                .iter()
+                .map(|s| (s.name.as_str(), s.raw.as_deref(), s.value.as_deref())),
+        )
+        .find(|(n, raw, value)| {
+            *n != "PATH"
+                && catalogue::exec_var(n).is_some()
+                && !catalogue::harmless_value(ctx, n, *value)
+                && raw.is_some_and(|r| catalogue::list_raw_inside(ctx, r, n))
+        });
+    if let Some((n, _, _)) = from_project {
+        f.sandboxed(
+            ctx,
+            true,
+            format!("{n} makes programs load code from the project"),
+        );
+    }
     for finding in &a.findings {
         match finding.kind {
             FindingKind::RuntimeSink => f

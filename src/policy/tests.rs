@@ -1764,3 +1764,38 @@ fn reading_commands_ride_along_with_allow_rules_and_are_not_suggested() {
         );
     }
 }
+
+/// A variable that makes programs load code, set from inside the project
+/// (also by `export`, also with its own value after it), is project code
+/// running: contained work where the sandbox is enforced, review where
+/// it is not, never only reading; set from elsewhere it stays denied.
+#[test]
+fn loader_variables_set_from_the_project_are_contained_work() {
+    let fx = fixture();
+    let cfg = base_config(&fx);
+    let sandbox = containment(&fx);
+    for script in [
+        "export LD_LIBRARY_PATH=$PWD/lib && ls",
+        "export LD_LIBRARY_PATH=\"$PWD/lib:$LD_LIBRARY_PATH\" && ls",
+        "export PYTHONPATH=$PWD/src && python3 -m pytest",
+        "LD_PRELOAD=$PWD/lib/x.so ls",
+    ] {
+        let v = verdict_on(&fx, &cfg, script, false, Some(&sandbox));
+        assert_eq!(
+            (v.decision, v.tier),
+            (Decision::Allow, Tier::Contained),
+            "{script}: {}",
+            v.reason
+        );
+        let v = verdict_on(&fx, &cfg, script, false, None);
+        assert_ne!(v.decision, Decision::Allow, "{script}: {}", v.reason);
+    }
+    for script in [
+        "export LD_LIBRARY_PATH=/tmp/x && ls",
+        "export LD_LIBRARY_PATH=$PWD/../other && ls",
+        "export PYTHONPATH=$HOME/x && python3 -c 1",
+    ] {
+        let v = verdict_on(&fx, &cfg, script, false, Some(&sandbox));
+        assert_eq!(v.decision, Decision::Deny, "{script}: {}", v.reason);
+    }
+}

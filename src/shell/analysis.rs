@@ -272,6 +272,10 @@ pub struct Assignment {
     /// (`PS1="(.venv) ${PS1:-}"`): that text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prefixed: Option<String>,
+    /// The value as written (`"$PWD/lib:$LD_LIBRARY_PATH"`), where an
+    /// assignment or `export` gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
 }
 
 /// The variable a value is exactly, when it is one expansion and nothing

@@ -1021,6 +1021,7 @@ impl<'a> Walker<'a> {
                 if let AssignValue::Scalar(w) = &a.value {
                     last.from = super::analysis::copied_var(w.raw.as_str()).map(str::to_string);
                     last.prefixed = super::analysis::own_with_prefix(w.raw.as_str(), &a.name);
+                    last.raw = Some(w.raw.as_str().to_string());
                 }
             }
         }
@@ -1115,6 +1116,7 @@ impl<'a> Walker<'a> {
             command,
             from: None,
             prefixed: None,
+            raw: None,
         });
         if name.starts_with("AUTOMODE_") {
             self.finding(
@@ -2420,6 +2422,7 @@ impl<'a> Walker<'a> {
                                     (self.out.assignments.last_mut(), t.split_once('='))
                                 {
                                     last.value = Some(v.to_string());
+                                    last.raw = Some(v.to_string());
                                 }
                             }
                             if function_export {
@@ -2439,6 +2442,7 @@ impl<'a> Walker<'a> {
                                     last.value = a.known().and_then(|k| {
                                         k.split_once('=').map(|(_, v)| v.to_string())
                                     });
+                                    last.raw = a.raw.split_once('=').map(|(_, v)| v.to_string());
                                 }
                             }
                             _ => self.finding(
