@@ -448,8 +448,12 @@ fn a_first_day_runs_without_a_stop() {
     assert_eq!(out, "ran from the line\n");
     step(
         "git init -q && git config user.email dev@example.com && git config user.name Dev \
+         && git config alias.last 'log -1 --format=%s' \
          && git add calc tests pyproject.toml && git commit -qm first",
     );
+    let config = std::fs::read_to_string(env.work.join(".git/config")).unwrap();
+    assert!(config.contains("email = dev@example.com"), "{config}");
+    assert!(config.contains("last = log -1"), "{config}");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

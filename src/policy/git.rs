@@ -610,6 +610,16 @@ fn config(rest: &[&str], operands: &[&str], has: &dyn Fn(&[&str]) -> bool) -> Cl
     {
         return Class::Routine;
     }
+    // An alias naming a git command (`git config alias.st status`) runs
+    // nothing until it is used, and using it is judged then; one whose
+    // value starts with `!` runs a shell command.
+    if key.starts_with("alias.") && key.len() > "alias.".len() {
+        let at = operands.iter().position(|o| o.eq_ignore_ascii_case(&key));
+        return match at.and_then(|i| operands.get(i + 1)) {
+            Some(v) if !v.trim_start().starts_with('!') => Class::Routine,
+            _ => review("git config alias.… with ! runs a shell command"),
+        };
+    }
     if has(&["--unset", "--unset-all"])
         && !RISKY_KEYS
             .iter()

@@ -1799,3 +1799,41 @@ fn loader_variables_set_from_the_project_are_contained_work() {
         assert_eq!(v.decision, Decision::Deny, "{script}: {}", v.reason);
     }
 }
+
+/// git's harmless settings are routine (a table, and aliases that name a
+/// git command); settings that run programs, a `!` alias and the user's
+/// global file wait for review.
+#[test]
+fn git_config_of_harmless_keys_is_routine() {
+    let fx = fixture();
+    let cfg = base_config(&fx);
+    for (script, routine) in [
+        ("git config user.email dev@example.com", true),
+        ("git config core.autocrlf input", true),
+        ("git config init.defaultBranch main", true),
+        ("git config pull.rebase true", true),
+        ("git config push.autoSetupRemote true", true),
+        ("git config merge.conflictStyle diff3", true),
+        ("git config rerere.enabled true", true),
+        ("git config color.ui auto", true),
+        ("git config alias.st status", true),
+        ("git config alias.lg 'log --oneline --graph'", true),
+        ("git config alias.x '!rm -rf ~'", false),
+        ("git config alias.x", true),
+        ("git config core.hooksPath .h", false),
+        ("git config core.fsmonitor ./x", false),
+        ("git config core.sshCommand x", false),
+        ("git config credential.helper store", false),
+        ("git config filter.x.clean x", false),
+        ("git config --global user.email dev@example.com", false),
+    ] {
+        let v = verdict_with(&fx, &cfg, script);
+        assert_eq!(
+            v.decision == Decision::Allow,
+            routine,
+            "{script}: {:?} {}",
+            v.decision,
+            v.reason
+        );
+    }
+}

@@ -182,6 +182,19 @@ pub fn check(old: &[u8], new: &[u8]) -> Result<(), String> {
             .any(|o| o.section == e.section && o.sub == e.sub)
     };
     for e in removed.iter().chain(&added) {
+        // An alias that names a git command (`alias.st = status`): git
+        // runs nothing new until it is used, and `git st` is judged when
+        // it is. One whose value starts with `!` runs a shell command.
+        if e.section == "alias" && e.sub.is_none() {
+            let runs = e
+                .value
+                .as_deref()
+                .is_some_and(|v| v.trim_start_matches([' ', '\t', '"']).starts_with('!'));
+            if runs && added.contains(e) {
+                return Err(format!("it changed {} (a shell command)", e.name()));
+            }
+            continue;
+        }
         let rule = GIT_WRITES
             .iter()
             .find(|(s, k, _, _)| *s == e.section && *k == e.key);
@@ -367,6 +380,11 @@ mod tests {
             "{BASE}[submodule \"lib\"]\n\turl = /srv/lib\n\tactive = true\n[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n[user]\n\temail = a@example.com\n"
         );
         assert!(ok(&sub));
+        // An alias naming a git command (git runs nothing until it is
+        // used, and `git st` is judged then).
+        assert!(ok(&format!(
+            "{BASE}[alias]\n\tst = status\n\tlg = log --oneline\n"
+        )));
         // Removing a remote whole.
         assert!(ok(
             "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
@@ -384,6 +402,9 @@ mod tests {
             "[includeIf \"gitdir:/\"]\n\tpath = x\n",
             "[filter \"x\"]\n\tclean = evil\n",
             "[alias]\n\tst = !evil\n",
+            "[alias]\n\tst = \"!evil\"\n",
+            "[alias]\n\tst =  ! evil\n",
+            "[alias \"x\"]\n\tst = status\n",
             "[submodule \"lib\"]\n\tupdate = !evil\n",
             "[remote \"origin\"]\n\tuploadpack = evil\n",
             "[core]\n\tsshCommand = evil\n",
