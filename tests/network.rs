@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::{Env, Kill, helper, landlock_or_skip, run};
+use crate::support::{Env, Kill, KillOnDrop, helper, landlock_or_skip, run};
 
 fn write(env: &Env, name: &str, text: &str) {
     std::fs::write(env.work.join(name), text).unwrap();
@@ -205,7 +205,7 @@ fn a_server_one_command_starts_is_reached_by_the_next_and_by_the_user() {
     assert_eq!(r.stdout(), "started\n", "{}", r.stderr());
     // Stopped by its command line: `$!` is its pid inside the command's
     // PID namespace, and the namespace's first process holds on too.
-    let _stop = StopServer(format!("http.server {port} "));
+    let _stop = KillOnDrop(format!("http.server {port} "));
     // The next command reaches it.
     let r = run(&mut env.script(&format!("curl -sS http://127.0.0.1:{port}/index.html")));
     assert_eq!(r.stdout(), "hello from the dev server\n", "{}", r.stderr());
@@ -224,17 +224,6 @@ fn a_server_one_command_starts_is_reached_by_the_next_and_by_the_user() {
     }
     assert!(got.contains("hello from the dev server"), "{got}");
 }
-
-/// Kills every process whose command line holds the marker when dropped.
-struct StopServer(String);
-
-impl Drop for StopServer {
-    fn drop(&mut self) {
-        super::support::kill_all(&self.0);
-    }
-}
-
-/// Kills a process when dropped.
 
 #[test]
 fn a_host_loopback_service_is_reached_only_on_a_listed_port() {

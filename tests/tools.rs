@@ -11,7 +11,7 @@ use std::net::ToSocketAddrs;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::support::{Env, landlock_or_skip, run, skip, tool_or_skip};
+use crate::support::{Env, KillOnDrop, landlock_or_skip, run, skip, tool_or_skip};
 
 fn reachable(host: &str) -> bool {
     (host, 443)
@@ -460,7 +460,7 @@ fn a_first_day_runs_without_a_stop() {
         .unwrap()
         .port();
     let marker = format!("http.server {port} ");
-    let _stop = Stop(marker.clone());
+    let _stop = KillOnDrop(marker.clone());
     step(&format!(
         "python3 -m http.server {port} --bind 127.0.0.1 >/dev/null 2>&1 &"
     ));
@@ -475,13 +475,4 @@ fn a_first_day_runs_without_a_stop() {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert!(got.contains("name = \"calc\""), "{got}");
-}
-
-/// Kills every process whose command line holds the marker when dropped.
-struct Stop(String);
-
-impl Drop for Stop {
-    fn drop(&mut self) {
-        crate::support::kill_all(&self.0);
-    }
 }

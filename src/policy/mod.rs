@@ -501,10 +501,7 @@ fn allow_rules(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> 
 /// when the line reads a secret or a protected file (then every command
 /// needs the user's rule).
 fn reads_ride_along(facts: &Facts) -> bool {
-    !facts
-        .review
-        .iter()
-        .any(|r| r.starts_with("reads ") || r.contains("names the protected path"))
+    !facts.sensitive
 }
 
 fn read_only(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
@@ -672,10 +669,11 @@ fn classifier(ctx: &Ctx<'_>, scratch: &mut Scratch) -> Result<Verdict, String> {
         .or_else(|| protected.map(|p| format!("writes a protected path: {p}")))
         .or_else(|| facts.first_reason().cloned())
         .unwrap_or_else(|| "no allow tier settles it".into());
+    let ride_along = reads_ride_along(facts);
     let skip: Vec<bool> = facts
         .classes
         .iter()
-        .map(|c| *c == Class::ReadOnly && reads_ride_along(facts))
+        .map(|c| ride_along && *c == Class::ReadOnly)
         .collect();
     let suggest = widening(ctx)
         .is_none()
@@ -803,6 +801,9 @@ struct Facts {
     /// The first file the script changes (other than /dev/null).
     first_write: Option<String>,
     uses_git: bool,
+    /// The line reads a secret or names a protected path: no command in
+    /// it rides along with an allow rule (`reads_ride_along`).
+    sensitive: bool,
 }
 
 impl Facts {
@@ -1191,6 +1192,7 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
                 }
                 let p = crate::shell::paths::resolve(base, t).0;
                 if let Some(why) = protected_path(ctx, &p) {
+                    f.sensitive = true;
                     f.review.push(format!(
                         "{} names the protected path {} ({why})",
                         c.base_name().unwrap_or(""),
@@ -1223,6 +1225,7 @@ fn compute_facts(ctx: &Ctx<'_>) -> Facts {
                 let base = c.cwd.first().unwrap_or(&ctx.places.cwd);
                 let p = crate::shell::paths::resolve(base, t).0;
                 if let Some(why) = ctx.places.secret_under(&p) {
+                    f.sensitive = true;
                     f.review.push(format!("reads a secret: {why}"));
                 }
             }
@@ -1399,6 +1402,7 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
         if e.raw.starts_with("/proc/")
             && let Some(why) = places.secret(Path::new(&e.raw))
         {
+            f.sensitive = true;
             f.review.push(format!("reads {}: {why}", e.raw));
         }
         if let Some(p) = &e.path {
@@ -1408,12 +1412,14 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
                 places.secret(p)
             };
             if let Some(why) = secret {
+                f.sensitive = true;
                 f.review.push(format!("reads a secret: {why}"));
             }
             let home_wide = e.recursive
                 && (places.is_home_root(p)
                     || places.home.as_ref().is_some_and(|h| h.starts_with(p)));
             if home_wide {
+                f.sensitive = true;
                 f.review
                     .push(format!("reads all of {} (secrets live there)", p.display()));
             } else if e.recursive
@@ -1421,18 +1427,21 @@ fn effect_facts(ctx: &Ctx<'_>, e: &Effect, f: &mut Facts) {
                 && !places.inside_cwd(p)
                 && let Some(why) = places.foreign_tree(p)
             {
+                f.sensitive = true;
                 f.review.push(format!(
                     "reads {} recursively: {why}, with its .env files and keys",
                     e.raw
                 ));
             }
             if e.target == TargetKind::Glob && !places.inside_cwd(p) && !names_only {
+                f.sensitive = true;
                 f.review.push(format!(
                     "reads files matching {} outside the working directory",
                     e.raw
                 ));
             }
         } else if !names_only {
+            f.sensitive = true;
             f.sandboxed(
                 ctx,
                 true,

@@ -2247,8 +2247,7 @@ fn archiver(call: &Call<'_>) -> Class {
             ));
         }
         let decompress = matches!(call.name, "gunzip" | "bunzip2" | "unxz" | "unzstd")
-            || call.has(&["-d", "--decompress"])
-            || call.short('d');
+            || call.has(&["-d", "--decompress"]);
         if in_place && !decompress {
             let path = crate::shell::paths::resolve(&call.places.cwd, a).0;
             if path.exists() && call.places.artifact(&path).is_none() {

@@ -275,6 +275,16 @@ pub fn kill_all(marker: &str) {
     }
 }
 
+/// Kills every process whose command line holds the marker when dropped
+/// (a server a test's command left running).
+pub struct KillOnDrop(pub String);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        kill_all(&self.0);
+    }
+}
+
 /// Wait a little, then report whether the marker is alive; always cleans up.
 pub fn survives(marker: &str) -> bool {
     std::thread::sleep(Duration::from_millis(200));
