@@ -276,6 +276,7 @@ fn enforced(
             "read_only": if applied.mounts() && p.protect_mode != ProtectMode::Restore { p.protect.len() } else { 0 },
             "covered": if applied.mounts() { p.hide.len() } else { 0 },
             "network": if applied.joined() { "wall" } else if applied.network_namespace() { "loopback only" } else { "host" },
+            "connections": if applied.connects() { "made by the filter" } else { "the command's own" },
             "processes": if applied.pids() { "own" } else { "host" },
             "replaced": if applied.mounts() { p.replace.iter().map(|r| r.at.display().to_string()).collect::<Vec<_>>() } else { Vec::new() },
         }),
@@ -301,6 +302,24 @@ fn watched(plan: &Plan) -> Vec<PathBuf> {
     };
     out.extend(plan.judged_config.iter().cloned());
     out
+}
+
+/// The session's filter makes the command's TCP connections where it
+/// takes them and Landlock can refuse the command its own (ABI 4): a
+/// connection to the filter for the child to send its listener on, and
+/// the layer that refuses every TCP connect. Otherwise none (the kernel
+/// makes them, inside the wall, as it did).
+fn connects(plan: &Plan, wall: &sandbox::net::Joined) -> Option<exec::Connects> {
+    if plan.abi < 4 || wall.record.connects.is_empty() {
+        return None;
+    }
+    let socket = sandbox::net::connects::reach(&wall.record.connects).ok()?;
+    let ruleset = sandbox::rules::no_tcp_connects().ok()?;
+    Some(exec::Connects {
+        socket: socket.into(),
+        filter: sandbox::seccomp::connect_program(),
+        ruleset,
+    })
 }
 
 /// The child's confinement for a plan, its ruleset and the session's
@@ -332,7 +351,9 @@ fn confinement(
         }),
         None => None,
     };
+    let connects = wall.and_then(|w| connects(plan, w));
     Ok(Confinement {
+        connects,
         ruleset: Some(ruleset),
         namespace: plan.namespace.then(|| Namespace {
             read_only: if plan.protect_mode == ProtectMode::Restore {

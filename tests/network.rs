@@ -257,6 +257,101 @@ fn a_host_loopback_service_is_reached_only_on_a_listed_port() {
     );
 }
 
+/// A connection to a listed host port is the host's own socket, handed
+/// in (the service sees the command's own port: no relay between), and
+/// that socket goes nowhere else: disconnected and connected again, or
+/// connected by TCP Fast Open from a send, it reaches no other port.
+#[test]
+fn a_socket_the_filter_hands_in_reaches_nothing_else() {
+    if !landlock_or_skip("wall: handed-in sockets") {
+        return;
+    }
+    let service = TcpListener::bind("127.0.0.1:0").unwrap();
+    let outside = TcpListener::bind("127.0.0.1:0").unwrap();
+    let (port, other) = (
+        service.local_addr().unwrap().port(),
+        outside.local_addr().unwrap().port(),
+    );
+    let env = walled(json!({"mode": "allowlist", "hostPorts": [port]}));
+    write(
+        &env,
+        "turn.py",
+        &format!(
+            r#"
+import ctypes, socket, struct
+libc = ctypes.CDLL(None, use_errno=True)
+s = socket.create_connection(("127.0.0.1", {port}), 3)
+print("local", s.getsockname()[1])
+s.sendall(b"hello")
+def attempt(name, f):
+    try:
+        f()
+        print(name, "reached")
+    except OSError as e:
+        # EINPROGRESS: a connection was started.
+        print(name, "reached" if e.errno == 115 else "refused", e.errno)
+# AF_UNSPEC: dissolve the connection, keep the socket.
+unspec = struct.pack("HH12x", socket.AF_UNSPEC, 0)
+rc = libc.connect(s.fileno(), unspec, len(unspec))
+print("disconnect", rc, ctypes.get_errno())
+attempt("reconnect", lambda: s.connect(("127.0.0.1", {other})))
+attempt("fastopen", lambda: s.sendto(b"leak", socket.MSG_FASTOPEN, ("127.0.0.1", {other})))
+def fresh():
+    t = socket.socket()
+    t.settimeout(2)
+    t.connect(("127.0.0.1", {other}))
+    t.sendall(b"leak")
+attempt("fresh", fresh)
+# The address changed between the filter's reading it (a local socket's:
+# the kernel makes those) and the kernel's: only Landlock stands there.
+import threading
+buf = ctypes.create_string_buffer(16)
+inet = struct.pack("=H", socket.AF_INET) + struct.pack("!H", {other}) + socket.inet_aton("127.0.0.1") + bytes(8)
+unix = struct.pack("=H", socket.AF_UNIX) + b"/nonexistent.s"
+ctypes.memmove(buf, unix, 16)
+done = []
+def flip():
+    while not done:
+        libc.memcpy(buf, inet, 16)
+        libc.memcpy(buf, unix, 16)
+threading.Thread(target=flip, daemon=True).start()
+raced = "refused"
+for i in range(3000):
+    if libc.connect(s.fileno(), buf, 16) == 0:
+        raced = "reached"
+        break
+done.append(1)
+print("race", raced)
+"#
+        ),
+    );
+    let seen = std::thread::spawn(move || {
+        let (mut c, peer) = service.accept().unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+        let mut got = [0u8; 5];
+        let _ = c.read_exact(&mut got);
+        (peer.port(), got)
+    });
+    let r = run(&mut env.script("python3 turn.py"));
+    let out = r.stdout();
+    let (peer_port, got) = seen.join().unwrap();
+    assert_eq!(&got, b"hello", "{out}{}", r.stderr());
+    assert!(
+        out.contains(&format!("local {peer_port}\n")),
+        "the service sees the command's own socket: {out}"
+    );
+    for attempt in ["reconnect", "fastopen", "fresh", "race"] {
+        assert!(out.contains(&format!("{attempt} refused")), "{out}");
+    }
+    assert_eq!(
+        received_tcp(&outside, Duration::from_millis(500)),
+        None,
+        "{out}"
+    );
+    let c = crate::sandbox::last_confinement(&env);
+    assert_eq!(c["connections"], "made by the filter", "{c}");
+}
+
 #[test]
 fn a_background_process_keeps_the_wall_and_gains_nothing() {
     if !landlock_or_skip("wall: background") {
@@ -397,6 +492,7 @@ class H(http.server.BaseHTTPRequestHandler):
         body = b"outside says hi\n"
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
+        self.send_header("X-Peer-Port", str(self.client_address[1]))
         self.end_headers()
         self.wfile.write(body)
     def log_message(self, *a):
@@ -424,6 +520,25 @@ fn allowed_and_approved_hosts_are_reached_and_the_next_command_is_not() {
         "later.py",
         "import socket\ns = socket.create_connection(('granted.test', 8080), 3)\ns.sendall(b'GET /later HTTP/1.0\\r\\n\\r\\n')\nprint(s.recv(100))\n",
     );
+    // A client that ignores proxy variables and asks DNS itself (as Go's
+    // resolver does): the name gets the filter's own address, and the
+    // filter connects it on the host's side.
+    write(
+        &env,
+        "direct.py",
+        r#"import socket, struct
+q = struct.pack("!6H", 0x1234, 0x0100, 1, 0, 0, 0) + b"\x07allowed\x04test\x00" + struct.pack("!2H", 1, 1)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.settimeout(3)
+u.sendto(q, ("9.9.9.9", 53))
+ip = socket.inet_ntoa(u.recv(512)[-4:])
+s = socket.create_connection((ip, 8080), 3)
+s.sendall(b"GET /direct HTTP/1.0\r\nHost: allowed.test\r\n\r\n")
+head = s.recv(500).decode()
+mine = "the client's own socket" if f"X-Peer-Port: {s.getsockname()[1]}\r\n" in head else "a relay"
+print(ip.split(".")[0], head.split("\r\n")[0], "from", mine)
+"#,
+    );
     let shim = env.shims.join("bash").display().to_string();
     // In the test's own namespace (twice: the user approves between).
     let in_netns = |steps: &str| {
@@ -439,11 +554,17 @@ fn allowed_and_approved_hosts_are_reached_and_the_next_command_is_not() {
     };
     let r = in_netns(&format!(
         r#"echo "== allowed"; "{shim}" -c 'curl -sS http://allowed.test:8080/allowed' || true
+echo "== direct"; "{shim}" -c 'python3 direct.py' || true
 echo "== ask"; "{shim}" -c 'curl -sS http://granted.test:8080/granted' 2>"$ROOT/ask.err" || true"#
     ));
     let out = r.stdout();
     assert!(
         out.contains("== allowed\noutside says hi"),
+        "{out}{}",
+        r.stderr()
+    );
+    assert!(
+        out.contains("== direct\n198 HTTP/1.0 200 OK from the client's own socket"),
         "{out}{}",
         r.stderr()
     );
@@ -465,5 +586,5 @@ echo "== later"; "{shim}" -c 'python3 later.py' || true"#
     );
     assert!(!out.contains("== later\nb'HTTP"), "{out}");
     let log = std::fs::read_to_string(env.root().join("outside.log")).unwrap_or_default();
-    assert_eq!(log, "/allowed\n/granted\n", "{out}{}", r.stderr());
+    assert_eq!(log, "/allowed\n/direct\n/granted\n", "{out}{}", r.stderr());
 }

@@ -28,6 +28,10 @@ pub use children::ChildStatus;
 use children::Tree;
 use output::{DstKind, Step, Stream};
 pub use unix::{IDENTITY_SECTION, identity};
+pub(crate) use unix::{
+    Resume, Stopped, copy_socket_option, seccomp_place_fd, seccomp_recv, seccomp_resume,
+    seccomp_waiting, socket_netns, take_fd,
+};
 
 use crate::context::Workspace;
 
@@ -187,6 +191,21 @@ pub struct Confinement {
     /// wall) before any other step; a mount namespace is then made
     /// inside that user namespace.
     pub join: Option<Join>,
+    /// The session's filter makes the command's TCP connections.
+    pub connects: Option<Connects>,
+}
+
+/// How the session's network filter makes a command's TCP connections:
+/// every `connect` stops for it (a seccomp filter whose listener goes to
+/// it over `socket`) and a Landlock layer (`ruleset`) refuses the
+/// command any TCP connect of its own, so that every one is the
+/// filter's: a socket on the host's side it hands in where the
+/// destination is allowed, else the command's own, connected inside.
+#[derive(Debug)]
+pub struct Connects {
+    pub socket: OwnedFd,
+    pub filter: &'static [libc::sock_filter],
+    pub ruleset: OwnedFd,
 }
 
 /// Namespaces the child joins: `/proc/<holder>/ns/user` and `…/net`,
@@ -301,6 +320,11 @@ impl Applied {
         self.0 & unix::applied::PIDS != 0
     }
     /// The seccomp filter is installed.
+    /// The session's filter makes its TCP connections.
+    pub fn connects(self) -> bool {
+        self.0 & unix::applied::CONNECTS != 0
+    }
+
     pub fn seccomp(self) -> bool {
         self.0 & unix::applied::SECCOMP != 0
     }
@@ -469,6 +493,21 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
             .as_ref()
             .and_then(|c| c.ruleset.as_ref())
             .map(std::os::fd::AsRawFd::as_raw_fd),
+        connects: plan
+            .confinement
+            .as_ref()
+            .and_then(|c| c.connects.as_ref())
+            .map(|c| {
+                use std::os::fd::AsRawFd;
+                unix::ChildConnects {
+                    socket: c.socket.as_raw_fd(),
+                    filter: libc::sock_fprog {
+                        len: c.filter.len() as u16,
+                        filter: c.filter.as_ptr().cast_mut(),
+                    },
+                    ruleset: c.ruleset.as_raw_fd(),
+                }
+            }),
     };
     if plan.confinement.is_some() {
         // Nothing inside may read our memory or environment via /proc.

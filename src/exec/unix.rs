@@ -164,6 +164,22 @@ pub(crate) struct ChildConfinement<'a> {
     pub seccomp: Option<libc::sock_fprog>,
     /// The user and network namespaces to join first.
     pub join: Option<(RawFd, RawFd)>,
+    /// The session's filter makes the command's TCP connections.
+    pub connects: Option<ChildConnects>,
+}
+
+/// How the session's filter makes a command's connections: a second
+/// seccomp filter stops every `connect` for it (its listener goes to the
+/// filter over `socket`), and a Landlock layer that handles TCP connects
+/// and allows none keeps the command from making any itself.
+#[derive(Debug)]
+pub(crate) struct ChildConnects {
+    /// A UNIX socket connected to the session's filter.
+    pub socket: RawFd,
+    /// The filter that stops `connect` (`SECCOMP_RET_USER_NOTIF`).
+    pub filter: libc::sock_fprog,
+    /// The Landlock ruleset that refuses every TCP connect.
+    pub ruleset: RawFd,
 }
 
 /// A private mount namespace in a new user namespace.
@@ -262,6 +278,9 @@ pub(crate) mod applied {
     pub(crate) const JOINED: u32 = 1 << 7;
     /// In a PID namespace (the session's or its own), with its `/proc`.
     pub(crate) const PIDS: u32 = 1 << 8;
+    /// Its connects stopped for the session's filter, which has the
+    /// listener, and refused to the command itself by Landlock.
+    pub(crate) const CONNECTS: u32 = 1 << 9;
 }
 
 /// What the child needs, prepared before fork so the child only makes raw
@@ -880,12 +899,77 @@ unsafe fn confine_process(c: &ChildFds<'_>) {
             }
             done(applied::SECCOMP);
         }
+        if let Some(connects) = &conf.connects {
+            let listener = libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER,
+                (libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | libc::SECCOMP_FILTER_FLAG_SPEC_ALLOW)
+                    as libc::c_uint,
+                &raw const connects.filter,
+            );
+            if listener < 0 {
+                fail(ConfineStage::Seccomp);
+            }
+            let sent = send_one_fd(connects.socket, listener as c_int);
+            libc::close(listener as c_int);
+            if !sent {
+                fail(ConfineStage::Seccomp);
+            }
+        }
         if let Some(fd) = conf.ruleset {
             if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0 as libc::c_uint) != 0 {
                 fail(ConfineStage::Landlock);
             }
             done(applied::LANDLOCK);
         }
+        if let Some(connects) = &conf.connects {
+            if libc::syscall(
+                libc::SYS_landlock_restrict_self,
+                connects.ruleset,
+                0 as libc::c_uint,
+            ) != 0
+            {
+                fail(ConfineStage::Landlock);
+            }
+            done(applied::CONNECTS);
+        }
+    }
+}
+
+/// Send one descriptor (`SCM_RIGHTS`, one byte of data) on a connected
+/// UNIX socket, with nothing but the stack: callable in the cloned child.
+///
+/// # Safety
+/// Only raw syscalls on plain structs; callable in the cloned child.
+unsafe fn send_one_fd(sock: RawFd, fd: RawFd) -> bool {
+    /// A control message with one descriptor: `CMSG_SPACE(4)` bytes, the
+    /// descriptor where `CMSG_DATA` points (right after the header).
+    #[repr(C)]
+    struct OneFd {
+        hdr: libc::cmsghdr,
+        fd: c_int,
+        pad: c_int,
+    }
+    // SAFETY: plain C structs, valid all-zero; every pointer set below
+    // points into this frame and outlives the sendmsg call.
+    unsafe {
+        let mut control: OneFd = std::mem::zeroed();
+        control.hdr.cmsg_len =
+            (std::mem::size_of::<libc::cmsghdr>() + std::mem::size_of::<c_int>()) as _;
+        control.hdr.cmsg_level = libc::SOL_SOCKET;
+        control.hdr.cmsg_type = libc::SCM_RIGHTS;
+        control.fd = fd;
+        let byte = 0u8;
+        let mut iov = libc::iovec {
+            iov_base: (&raw const byte).cast_mut().cast(),
+            iov_len: 1,
+        };
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &raw mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = (&raw mut control).cast();
+        msg.msg_controllen = std::mem::size_of::<OneFd>() as _;
+        libc::sendmsg(sock, &raw const msg, libc::MSG_NOSIGNAL) == 1
     }
 }
 
@@ -1453,4 +1537,193 @@ extern "C" fn pid_init(_: *mut libc::c_void) -> c_int {
             }
         }
     }
+}
+
+/// A system call a confined command made and its seccomp filter stopped
+/// for the session's network filter (`SECCOMP_RET_USER_NOTIF`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stopped {
+    /// The notification's id (valid while the call waits).
+    pub id: u64,
+    /// The calling thread, as this process's PID namespace numbers it.
+    pub pid: u32,
+    pub nr: i32,
+    pub args: [u64; 6],
+}
+
+/// How a stopped call ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resume {
+    /// The kernel makes the call as the command asked.
+    Continue,
+    /// The call returns this value.
+    Value(i64),
+    /// The call fails with this errno.
+    Error(i32),
+}
+
+/// Wait for the next stopped call on a seccomp listener.
+pub(crate) fn seccomp_recv(listener: BorrowedFd<'_>) -> io::Result<Stopped> {
+    // SAFETY: seccomp_notif is a plain C struct; the kernel wants it
+    // zeroed and fills it.
+    let mut n: libc::seccomp_notif = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid descriptor and a live struct of the ioctl's type.
+    let rc = unsafe {
+        libc::ioctl(
+            listener.as_raw_fd(),
+            libc::SECCOMP_IOCTL_NOTIF_RECV,
+            &raw mut n,
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(Stopped {
+        id: n.id,
+        pid: n.pid,
+        nr: n.data.nr,
+        args: n.data.args,
+    })
+}
+
+/// End a stopped call.
+pub(crate) fn seccomp_resume(listener: BorrowedFd<'_>, id: u64, how: Resume) -> io::Result<()> {
+    let (val, error, flags) = match how {
+        Resume::Continue => (0, 0, libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32),
+        Resume::Value(v) => (v, 0, 0),
+        Resume::Error(e) => (0, -e.abs(), 0),
+    };
+    let resp = libc::seccomp_notif_resp {
+        id,
+        val,
+        error,
+        flags,
+    };
+    // SAFETY: a valid descriptor and a live struct of the ioctl's type.
+    let rc = unsafe {
+        libc::ioctl(
+            listener.as_raw_fd(),
+            libc::SECCOMP_IOCTL_NOTIF_SEND,
+            &raw const resp,
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Is the stopped call still waiting (its thread not gone, its id not
+/// reused)? Asked after reading its memory.
+pub(crate) fn seccomp_waiting(listener: BorrowedFd<'_>, id: u64) -> bool {
+    // SAFETY: a valid descriptor and a live u64.
+    unsafe {
+        libc::ioctl(
+            listener.as_raw_fd(),
+            libc::SECCOMP_IOCTL_NOTIF_ID_VALID,
+            &raw const id,
+        ) == 0
+    }
+}
+
+/// Put `fd` into the stopped thread's table at number `at`, replacing
+/// what was there (`SECCOMP_ADDFD_FLAG_SETFD`).
+pub(crate) fn seccomp_place_fd(
+    listener: BorrowedFd<'_>,
+    id: u64,
+    fd: BorrowedFd<'_>,
+    at: RawFd,
+    cloexec: bool,
+) -> io::Result<()> {
+    let add = libc::seccomp_notif_addfd {
+        id,
+        flags: libc::SECCOMP_ADDFD_FLAG_SETFD as u32,
+        srcfd: fd.as_raw_fd() as u32,
+        newfd: at as u32,
+        newfd_flags: if cloexec { libc::O_CLOEXEC as u32 } else { 0 },
+    };
+    // SAFETY: a valid descriptor and a live struct of the ioctl's type.
+    let rc = unsafe {
+        libc::ioctl(
+            listener.as_raw_fd(),
+            libc::SECCOMP_IOCTL_NOTIF_ADDFD,
+            &raw const add,
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// A copy of thread `tid`'s descriptor `fd` (`pidfd_getfd`: the same
+/// open file, so the same socket).
+pub(crate) fn take_fd(tid: i32, fd: RawFd) -> io::Result<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags; it returns a new
+    // descriptor we own or -1.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, tid, libc::PIDFD_THREAD) };
+    if pidfd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a descriptor just returned to us.
+    let pidfd = unsafe { OwnedFd::from_raw_fd(pidfd as RawFd) };
+    // SAFETY: pidfd_getfd on our pidfd; returns a new descriptor we own.
+    let got = unsafe {
+        libc::syscall(
+            libc::SYS_pidfd_getfd,
+            pidfd.as_raw_fd(),
+            fd,
+            0 as libc::c_uint,
+        )
+    };
+    if got < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a descriptor just returned to us.
+    Ok(unsafe { OwnedFd::from_raw_fd(got as RawFd) })
+}
+
+/// The inode of the network namespace a socket was made in
+/// (`SIOCGSKNS`; refused where we hold no `CAP_NET_ADMIN` over it, as
+/// for the host's own namespace).
+pub(crate) fn socket_netns(sock: BorrowedFd<'_>) -> io::Result<u64> {
+    // SAFETY: SIOCGSKNS takes no argument and returns a new descriptor.
+    let ns = unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCGSKNS as _) };
+    if ns < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a descriptor just returned to us.
+    let ns = unsafe { OwnedFd::from_raw_fd(ns) };
+    Ok(nix::sys::stat::fstat(&ns)?.st_ino)
+}
+
+/// Copy one socket option (at most 32 bytes of value) from one socket to
+/// another.
+pub(crate) fn copy_socket_option(
+    from: BorrowedFd<'_>,
+    to: BorrowedFd<'_>,
+    level: c_int,
+    name: c_int,
+) -> io::Result<()> {
+    let mut buf = [0u8; 32];
+    let mut len = buf.len() as libc::socklen_t;
+    // SAFETY: a valid socket and a buffer of `len` bytes.
+    let rc = unsafe {
+        libc::getsockopt(
+            from.as_raw_fd(),
+            level,
+            name,
+            buf.as_mut_ptr().cast(),
+            &raw mut len,
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a valid socket and the `len` bytes the kernel gave.
+    let rc = unsafe { libc::setsockopt(to.as_raw_fd(), level, name, buf.as_ptr().cast(), len) };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }

@@ -21,7 +21,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    ABI, Access, AccessFs, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr, Scope,
+    ABI, Access, AccessFs, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, Scope,
 };
 use nix::dir::Type;
 use nix::fcntl::{OFlag, open, openat};
@@ -335,6 +336,29 @@ thread_local! {
 /// command is running, while it starts on the other core).
 pub fn release_held() {
     HELD.with(|h| h.borrow_mut().clear());
+}
+
+/// A Landlock ruleset that handles TCP connects and allows none: the
+/// layer under which a command makes no TCP connection itself (the
+/// session's filter makes them, `exec::Connects`). Needs ABI 4. (Every
+/// layer refuses moving a file between directories unless it handles
+/// `REFER` and grants it: this one grants it everywhere, and leaves the
+/// files to the first layer.)
+pub fn no_tcp_connects() -> Result<OwnedFd, String> {
+    let err = |e: landlock::RulesetError| format!("cannot build the Landlock network layer: {e}");
+    let root = landlock::PathFd::new("/").map_err(|e| format!("cannot open /: {e}"))?;
+    let created = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(landlock::AccessNet::ConnectTcp)
+        .map_err(err)?
+        .handle_access(AccessFs::Refer)
+        .map_err(err)?
+        .create()
+        .map_err(err)?
+        .add_rule(landlock::PathBeneath::new(root, AccessFs::Refer))
+        .map_err(err)?;
+    let fd: Option<OwnedFd> = created.into();
+    fd.ok_or_else(|| "the kernel gave no Landlock ruleset".to_string())
 }
 
 impl Builder {

@@ -32,6 +32,29 @@ pub const DENIED_CALLS: &[(i64, &str)] = &[
     ),
 ];
 
+/// Flags a sending call may not carry, with why: `(call, the argument
+/// that holds the flags, the flag)`.
+pub const DENIED_SEND_FLAGS: &[(i64, u8, i32, &str)] = &[
+    (
+        libc::SYS_sendto,
+        3,
+        libc::MSG_FASTOPEN,
+        "TCP Fast Open connects a socket from sendto, where no connect call (and no Landlock rule) sees it",
+    ),
+    (
+        libc::SYS_sendmsg,
+        2,
+        libc::MSG_FASTOPEN,
+        "TCP Fast Open connects a socket from sendmsg, where no connect call (and no Landlock rule) sees it",
+    ),
+    (
+        libc::SYS_sendmmsg,
+        3,
+        libc::MSG_FASTOPEN,
+        "TCP Fast Open connects a socket from sendmmsg, where no connect call (and no Landlock rule) sees it",
+    ),
+];
+
 /// Socket families a command may create, with why; every other is
 /// refused (packet sockets, VSOCK, Bluetooth, CAN, TIPC, …).
 pub const ALLOWED_FAMILIES: &[(i32, &str)] = &[
@@ -131,6 +154,13 @@ pub fn program() -> Result<BpfProgram, String> {
         socket.push(rule(other_protocol)?);
     }
     rules.insert(libc::SYS_socket, socket);
+    for (call, arg, flag, _) in DENIED_SEND_FLAGS {
+        rules.entry(*call).or_default().push(rule(vec![cond(
+            *arg,
+            SeccompCmpOp::MaskedEq(*flag as u64),
+            *flag as u64,
+        )?])?);
+    }
     // socketpair: only local pairs.
     rules.insert(
         libc::SYS_socketpair,
@@ -173,6 +203,36 @@ pub fn kernel_program() -> Result<&'static [libc::sock_filter], String> {
         .as_deref()
         .map_err(Clone::clone)
 }
+
+/// The second filter of a command whose connections the session's
+/// filter makes: every `connect` stops for it (`SECCOMP_RET_USER_NOTIF`),
+/// every other call passes (the first filter judges those, and a call
+/// from another architecture's table, which it ends).
+pub fn connect_program() -> &'static [libc::sock_filter] {
+    const BPF_LD_W_ABS: u16 = 0x20;
+    const BPF_JEQ_K: u16 = 0x05 | 0x10;
+    const BPF_RET_K: u16 = 0x06;
+    /// `offsetof(struct seccomp_data, arch)`.
+    const ARCH_OFFSET: u32 = 4;
+    const fn ins(code: u16, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
+        libc::sock_filter { code, jt, jf, k }
+    }
+    static PROGRAM: [libc::sock_filter; 6] = [
+        ins(BPF_LD_W_ABS, 0, 0, ARCH_OFFSET),
+        ins(BPF_JEQ_K, 0, 2, AUDIT_ARCH),
+        ins(BPF_LD_W_ABS, 0, 0, 0),
+        ins(BPF_JEQ_K, 1, 0, libc::SYS_connect as u32),
+        ins(BPF_RET_K, 0, 0, libc::SECCOMP_RET_ALLOW),
+        ins(BPF_RET_K, 0, 0, libc::SECCOMP_RET_USER_NOTIF),
+    ];
+    &PROGRAM
+}
+
+/// This architecture's `AUDIT_ARCH_*` (what `seccomp_data.arch` holds).
+#[cfg(target_arch = "x86_64")]
+const AUDIT_ARCH: u32 = 0xc000_003e;
+#[cfg(target_arch = "aarch64")]
+const AUDIT_ARCH: u32 = 0xc000_00b7;
 
 /// After the arch check (the program's first three instructions), end a
 /// call whose number is from the x32 table.
@@ -307,6 +367,14 @@ mod tests {
         };
         assert_eq!(pair(libc::AF_UNIX), allow);
         assert_eq!(pair(libc::AF_INET), eperm);
+        // Sending with TCP Fast Open is refused, any other flag passes.
+        for (nr, arg, flag, _) in DENIED_SEND_FLAGS {
+            let mut args = [3, 0, 0, 0, 0, 0];
+            args[usize::from(*arg)] = (*flag | libc::MSG_NOSIGNAL) as u64;
+            assert_eq!(run(prog, ARCH_X86_64, *nr as u32, args), eperm, "{nr}");
+            args[usize::from(*arg)] = (libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT) as u64;
+            assert_eq!(run(prog, ARCH_X86_64, *nr as u32, args), allow, "{nr}");
+        }
         // Another table ends the process: i386's, and x32's numbers.
         let kill = libc::SECCOMP_RET_KILL_PROCESS;
         assert_eq!(run(prog, 0x4000_0003, 102, [0; 6]), kill);
@@ -314,5 +382,26 @@ mod tests {
             run(prog, ARCH_X86_64, X32_SYSCALL_BIT | 41, [2, 1, 0, 0, 0, 0]),
             kill
         );
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn the_connect_filter_stops_connect_and_nothing_else() {
+        let prog = connect_program();
+        let notify = libc::SECCOMP_RET_USER_NOTIF;
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let call = |arch: u32, nr: i64| run(prog, arch, nr as u32, [3, 0, 16, 0, 0, 0]);
+        assert_eq!(call(ARCH_X86_64, libc::SYS_connect), notify);
+        for nr in [
+            libc::SYS_socket,
+            libc::SYS_sendto,
+            libc::SYS_bind,
+            libc::SYS_accept4,
+            libc::SYS_read,
+        ] {
+            assert_eq!(call(ARCH_X86_64, nr), allow, "{nr}");
+        }
+        // Another table's calls are the first filter's to end.
+        assert_eq!(call(0x4000_0003, libc::SYS_connect), allow);
     }
 }

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::allow::{self, AllowList};
 use super::holder::{self, Handed, Request, Role};
-use super::{Grant, Record, Refusal, Session, Settings, dns, relay};
+use super::{Grant, Record, Refusal, Session, Settings, connects, dns, relay};
 use crate::exit::Exit;
 
 /// The filter's name in `argv[0]`.
@@ -209,6 +209,12 @@ impl Filter {
             && (g.sid == 0 || session_lives(g.sid))
     }
 
+    /// The host ports the user listed (as last configured).
+    pub fn host_ports(&self) -> Vec<u16> {
+        self.refresh();
+        self.settings().2
+    }
+
     /// The session's id and where its records go.
     fn settings(&self) -> (String, PathBuf, Vec<u16>) {
         self.settings.read().map_or_else(
@@ -354,14 +360,33 @@ fn start(session: &Session) -> Result<Arc<Filter>, String> {
             Err(why) => eprintln!("automode-netd: host port {port}: {why}"),
         }
     }
+    let daemon_start = crate::nested::own_start_ticks().unwrap_or_default();
+    // Commands send the listener of their connect calls here (none where
+    // the name cannot be taken: their connections are then the kernel's,
+    // inside).
+    let connects_name = connects::socket_name(std::process::id() as i32, daemon_start);
+    let netns = std::fs::metadata(format!("/proc/{holder_pid}/ns/net"))
+        .map(|m| std::os::unix::fs::MetadataExt::ino(&m));
+    let connects_name = match (connects::bind(&connects_name), netns) {
+        (Ok(acceptor), Ok(netns)) => {
+            let f = filter.clone();
+            std::thread::spawn(move || connects::serve(&f, &acceptor, netns));
+            connects_name
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("automode-netd: commands' connections stay inside: {e}");
+            String::new()
+        }
+    };
     let record = Record {
         daemon_pid: std::process::id() as i32,
-        daemon_start: crate::nested::own_start_ticks().unwrap_or_default(),
+        daemon_start,
         holder_pid,
         holder_start: wait_start_ticks(holder_pid),
         proxy_port,
         capture_ports: ports,
         build: super::build_id(),
+        connects: connects_name,
     };
     let path = session.record_path();
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
@@ -595,6 +620,10 @@ pub fn process_of(holder: i32, client: SocketAddr, dest: SocketAddr) -> Option<(
         let Some(pid) = e.file_name().to_str().and_then(|p| p.parse::<i32>().ok()) else {
             continue;
         };
+        // The filter holds a command's socket while it connects it.
+        if pid == std::process::id() as i32 {
+            continue;
+        }
         let Ok(fds) = std::fs::read_dir(e.path().join("fd")) else {
             continue;
         };

@@ -12,6 +12,7 @@
 //! `.grants/` (one file per approved command), `.log` (their errors).
 
 pub mod allow;
+pub mod connects;
 pub mod daemon;
 pub mod dns;
 pub mod holder;
@@ -224,6 +225,10 @@ pub struct Record {
     pub capture_ports: Vec<u16>,
     /// The build that serves it (a new build starts its own filter).
     pub build: String,
+    /// The abstract socket the filter takes commands' `connect`
+    /// listeners at (`connects.rs`; empty: it takes none).
+    #[serde(default)]
+    pub connects: String,
 }
 
 /// The running build's identity.
