@@ -317,7 +317,6 @@ fn connects(plan: &Plan, wall: &sandbox::net::Joined) -> Option<exec::Connects> 
     let ruleset = sandbox::rules::no_tcp_connects().ok()?;
     Some(exec::Connects {
         socket: socket.into(),
-        filter: sandbox::seccomp::connect_program(),
         ruleset,
     })
 }
@@ -332,9 +331,13 @@ fn confinement(
     // Where the network is confined, the ways around a network namespace
     // and Landlock (raw, MPTCP, SCTP, packet sockets, io_uring) are shut
     // (with `allowlist` also where the wall could not be set up).
-    let seccomp = match plan.network {
-        Network::Open => None,
-        Network::Deny | Network::Allowlist => Some(sandbox::seccomp::kernel_program()?),
+    // Where the session's filter makes the connections, the same filter
+    // also stops every `connect` for it.
+    let connects = wall.and_then(|w| connects(plan, w));
+    let seccomp = match (plan.network, &connects) {
+        (Network::Open, _) => None,
+        (_, Some(_)) => Some(sandbox::seccomp::kernel_program_stopping_connect()?),
+        (Network::Deny | Network::Allowlist, None) => Some(sandbox::seccomp::kernel_program()?),
     };
     let join = match wall {
         Some(w) => Some(exec::Join {
@@ -351,7 +354,6 @@ fn confinement(
         }),
         None => None,
     };
-    let connects = wall.and_then(|w| connects(plan, w));
     Ok(Confinement {
         connects,
         ruleset: Some(ruleset),

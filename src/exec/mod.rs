@@ -196,15 +196,16 @@ pub struct Confinement {
 }
 
 /// How the session's network filter makes a command's TCP connections:
-/// every `connect` stops for it (a seccomp filter whose listener goes to
-/// it over `socket`) and a Landlock layer (`ruleset`) refuses the
-/// command any TCP connect of its own, so that every one is the
-/// filter's: a socket on the host's side it hands in where the
-/// destination is allowed, else the command's own, connected inside.
+/// every `connect` stops for it (the seccomp filter, `Confinement::
+/// seccomp`, returns `SECCOMP_RET_USER_NOTIF` for it and is installed
+/// with a listener, which goes to the filter over `socket`) and a
+/// Landlock layer (`ruleset`) refuses the command any TCP connect of its
+/// own, so that every one is the filter's: a socket on the host's side it
+/// hands in where the destination is allowed, else the command's own,
+/// connected inside.
 #[derive(Debug)]
 pub struct Connects {
     pub socket: OwnedFd,
-    pub filter: &'static [libc::sock_filter],
     pub ruleset: OwnedFd,
 }
 
@@ -501,10 +502,6 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
                 use std::os::fd::AsRawFd;
                 unix::ChildConnects {
                     socket: c.socket.as_raw_fd(),
-                    filter: libc::sock_fprog {
-                        len: c.filter.len() as u16,
-                        filter: c.filter.as_ptr().cast_mut(),
-                    },
                     ruleset: c.ruleset.as_raw_fd(),
                 }
             }),

@@ -168,16 +168,15 @@ pub(crate) struct ChildConfinement<'a> {
     pub connects: Option<ChildConnects>,
 }
 
-/// How the session's filter makes a command's connections: a second
-/// seccomp filter stops every `connect` for it (its listener goes to the
-/// filter over `socket`), and a Landlock layer that handles TCP connects
-/// and allows none keeps the command from making any itself.
+/// How the session's filter makes a command's connections: the seccomp
+/// filter stops every `connect` for it (installed with a listener, which
+/// goes to the filter over `socket`), and a Landlock layer that handles
+/// TCP connects and allows none keeps the command from making any
+/// itself.
 #[derive(Debug)]
 pub(crate) struct ChildConnects {
     /// A UNIX socket connected to the session's filter.
     pub socket: RawFd,
-    /// The filter that stops `connect` (`SECCOMP_RET_USER_NOTIF`).
-    pub filter: libc::sock_fprog,
     /// The Landlock ruleset that refuses every TCP connect.
     pub ruleset: RawFd,
 }
@@ -887,34 +886,30 @@ unsafe fn confine_process(c: &ChildFds<'_>) {
             // process against code in its own address space, such as a
             // JIT's; a command is a process of its own), which cost about
             // 0.2 ms a command here and slows interpreters throughout;
-            // crun and runc set it by default for the same reason.
-            if libc::syscall(
-                libc::SYS_seccomp,
-                libc::SECCOMP_SET_MODE_FILTER,
-                libc::SECCOMP_FILTER_FLAG_SPEC_ALLOW as libc::c_uint,
-                prog as *const libc::sock_fprog,
-            ) != 0
-            {
-                fail(ConfineStage::Seccomp);
+            // crun and runc set it by default for the same reason. With
+            // `connects`, the filter stops `connect` for the session's
+            // filter: installed with a listener, sent there.
+            let mut flags = libc::SECCOMP_FILTER_FLAG_SPEC_ALLOW;
+            if conf.connects.is_some() {
+                flags |= libc::SECCOMP_FILTER_FLAG_NEW_LISTENER;
             }
-            done(applied::SECCOMP);
-        }
-        if let Some(connects) = &conf.connects {
             let listener = libc::syscall(
                 libc::SYS_seccomp,
                 libc::SECCOMP_SET_MODE_FILTER,
-                (libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | libc::SECCOMP_FILTER_FLAG_SPEC_ALLOW)
-                    as libc::c_uint,
-                &raw const connects.filter,
+                flags as libc::c_uint,
+                prog as *const libc::sock_fprog,
             );
             if listener < 0 {
                 fail(ConfineStage::Seccomp);
             }
-            let sent = send_one_fd(connects.socket, listener as c_int);
-            libc::close(listener as c_int);
-            if !sent {
-                fail(ConfineStage::Seccomp);
+            if let Some(connects) = &conf.connects {
+                let sent = send_one_fd(connects.socket, listener as c_int);
+                libc::close(listener as c_int);
+                if !sent {
+                    fail(ConfineStage::Seccomp);
+                }
             }
+            done(applied::SECCOMP);
         }
         if let Some(fd) = conf.ruleset {
             if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0 as libc::c_uint) != 0 {

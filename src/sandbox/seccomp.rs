@@ -204,35 +204,47 @@ pub fn kernel_program() -> Result<&'static [libc::sock_filter], String> {
         .map_err(Clone::clone)
 }
 
-/// The second filter of a command whose connections the session's
-/// filter makes: every `connect` stops for it (`SECCOMP_RET_USER_NOTIF`),
-/// every other call passes (the first filter judges those, and a call
-/// from another architecture's table, which it ends).
-pub fn connect_program() -> &'static [libc::sock_filter] {
-    const BPF_LD_W_ABS: u16 = 0x20;
-    const BPF_JEQ_K: u16 = 0x05 | 0x10;
-    const BPF_RET_K: u16 = 0x06;
-    /// `offsetof(struct seccomp_data, arch)`.
-    const ARCH_OFFSET: u32 = 4;
-    const fn ins(code: u16, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
-        libc::sock_filter { code, jt, jf, k }
-    }
-    static PROGRAM: [libc::sock_filter; 6] = [
-        ins(BPF_LD_W_ABS, 0, 0, ARCH_OFFSET),
-        ins(BPF_JEQ_K, 0, 2, AUDIT_ARCH),
-        ins(BPF_LD_W_ABS, 0, 0, 0),
-        ins(BPF_JEQ_K, 1, 0, libc::SYS_connect as u32),
-        ins(BPF_RET_K, 0, 0, libc::SECCOMP_RET_ALLOW),
-        ins(BPF_RET_K, 0, 0, libc::SECCOMP_RET_USER_NOTIF),
-    ];
-    &PROGRAM
+/// The filter of a command whose connections the session's filter
+/// makes: the same, and every `connect` stops for that filter
+/// (`SECCOMP_RET_USER_NOTIF`; the child installs it with a listener).
+/// One filter rather than two: the kernel converts and compiles each
+/// filter a command gets, on every command.
+pub fn kernel_program_stopping_connect() -> Result<&'static [libc::sock_filter], String> {
+    static PROGRAM: std::sync::OnceLock<Result<Vec<libc::sock_filter>, String>> =
+        std::sync::OnceLock::new();
+    PROGRAM
+        .get_or_init(|| {
+            let mut p = kernel_program()?.to_vec();
+            // After the arch check and the x32 guard, which leaves the
+            // call's number in the accumulator (on other architectures,
+            // load it).
+            const BPF_LD_W_ABS: u16 = 0x20;
+            const BPF_JEQ_K: u16 = 0x05 | 0x10;
+            const BPF_RET_K: u16 = 0x06;
+            let ins = |code: u16, jt: u8, jf: u8, k: u32| libc::sock_filter { code, jt, jf, k };
+            let stop = [
+                ins(BPF_LD_W_ABS, 0, 0, 0),
+                ins(BPF_JEQ_K, 0, 1, libc::SYS_connect as u32),
+                ins(BPF_RET_K, 0, 0, libc::SECCOMP_RET_USER_NOTIF),
+            ];
+            let at = ARCH_CHECK_LEN + X32_GUARD_LEN;
+            if p.len() < at {
+                return Err("the seccomp filter is shorter than its arch check".into());
+            }
+            p.splice(at..at, stop);
+            Ok(p)
+        })
+        .as_deref()
+        .map_err(Clone::clone)
 }
 
-/// This architecture's `AUDIT_ARCH_*` (what `seccomp_data.arch` holds).
+/// The instructions of seccompiler's arch check at the program's start.
+const ARCH_CHECK_LEN: usize = 3;
+/// The instructions `guard_x32` puts after it.
 #[cfg(target_arch = "x86_64")]
-const AUDIT_ARCH: u32 = 0xc000_003e;
-#[cfg(target_arch = "aarch64")]
-const AUDIT_ARCH: u32 = 0xc000_00b7;
+const X32_GUARD_LEN: usize = 3;
+#[cfg(not(target_arch = "x86_64"))]
+const X32_GUARD_LEN: usize = 0;
 
 /// After the arch check (the program's first three instructions), end a
 /// call whose number is from the x32 table.
@@ -263,7 +275,7 @@ fn guard_x32(program: &mut BpfProgram) {
             k: libc::SECCOMP_RET_KILL_PROCESS,
         },
     ];
-    let at = 3.min(program.len());
+    let at = ARCH_CHECK_LEN.min(program.len());
     program.splice(at..at, guard);
 }
 
@@ -386,22 +398,44 @@ mod tests {
 
     #[test]
     #[cfg(target_arch = "x86_64")]
-    fn the_connect_filter_stops_connect_and_nothing_else() {
-        let prog = connect_program();
-        let notify = libc::SECCOMP_RET_USER_NOTIF;
-        let allow = libc::SECCOMP_RET_ALLOW;
-        let call = |arch: u32, nr: i64| run(prog, arch, nr as u32, [3, 0, 16, 0, 0, 0]);
-        assert_eq!(call(ARCH_X86_64, libc::SYS_connect), notify);
-        for nr in [
-            libc::SYS_socket,
-            libc::SYS_sendto,
-            libc::SYS_bind,
-            libc::SYS_accept4,
-            libc::SYS_read,
+    fn the_connect_stopping_filter_is_the_same_but_for_connect() {
+        let plain = kernel_program().unwrap();
+        let prog = kernel_program_stopping_connect().unwrap();
+        assert_eq!(
+            run(
+                prog,
+                ARCH_X86_64,
+                libc::SYS_connect as u32,
+                [3, 0, 16, 0, 0, 0]
+            ),
+            libc::SECCOMP_RET_USER_NOTIF
+        );
+        // Every other call, with the arguments the first test uses, as
+        // the plain filter decides it.
+        let fastopen = libc::MSG_FASTOPEN as u64;
+        for (nr, args) in [
+            (libc::SYS_socket, [2, 1, 0, 0, 0, 0]),
+            (libc::SYS_socket, [2, 3, 0, 0, 0, 0]),
+            (libc::SYS_socket, [17, 3, 0, 0, 0, 0]),
+            (libc::SYS_socket, [10, 1, 262, 0, 0, 0]),
+            (libc::SYS_socketpair, [2, 1, 0, 0, 0, 0]),
+            (libc::SYS_sendto, [3, 0, 0, fastopen, 0, 0]),
+            (libc::SYS_sendmsg, [3, 0, fastopen, 0, 0, 0]),
+            (libc::SYS_io_uring_setup, [0; 6]),
+            (libc::SYS_read, [0; 6]),
+            (libc::SYS_bind, [3, 0, 16, 0, 0, 0]),
         ] {
-            assert_eq!(call(ARCH_X86_64, nr), allow, "{nr}");
+            assert_eq!(
+                run(prog, ARCH_X86_64, nr as u32, args),
+                run(plain, ARCH_X86_64, nr as u32, args),
+                "{nr}"
+            );
         }
-        // Another table's calls are the first filter's to end.
-        assert_eq!(call(0x4000_0003, libc::SYS_connect), allow);
+        let kill = libc::SECCOMP_RET_KILL_PROCESS;
+        assert_eq!(run(prog, 0x4000_0003, 102, [0; 6]), kill);
+        assert_eq!(
+            run(prog, ARCH_X86_64, X32_SYSCALL_BIT | 42, [3, 0, 16, 0, 0, 0]),
+            kill
+        );
     }
 }
