@@ -350,6 +350,14 @@ print("race", raced)
     );
     let c = crate::sandbox::last_confinement(&env);
     assert_eq!(c["connections"], "made by the filter", "{c}");
+    let status = run(env.automode().arg("status"));
+    assert!(
+        status
+            .stdout()
+            .contains("every connection is made by the filter"),
+        "{}",
+        status.stdout()
+    );
 }
 
 #[test]

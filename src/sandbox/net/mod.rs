@@ -90,7 +90,7 @@ pub fn describe(cfg: &crate::config::SandboxConfig, exe: Option<&Path>) -> (Stri
             match probed {
                 Ok(()) => (
                     format!(
-                        "network wall: in force (sandbox.network \"allowlist\" from {source}): commands reach {} allow-list entries and loopback{}",
+                        "network wall: in force (sandbox.network \"allowlist\" from {source}): commands reach {} allow-list entries and loopback{}; {}",
                         cfg.network_allow.len(),
                         if cfg.host_ports.is_empty() {
                             String::new()
@@ -103,6 +103,11 @@ pub fn describe(cfg: &crate::config::SandboxConfig, exe: Option<&Path>) -> (Stri
                                     .collect::<Vec<_>>()
                                     .join(", ")
                             )
+                        },
+                        if crate::exec::landlock_abi().is_ok_and(|abi| abi >= 4) {
+                            "every connection is made by the filter (allowed ones on the host's side, at full speed)"
+                        } else {
+                            "commands make their connections inside it (Landlock before ABI 4 cannot refuse them their own, so none is handed a socket from the host's side)"
                         }
                     ),
                     Level::Ok,
