@@ -307,18 +307,24 @@ fn watched(plan: &Plan) -> Vec<PathBuf> {
 /// The session's filter makes the command's TCP connections where it
 /// takes them and Landlock can refuse the command its own (ABI 4): a
 /// connection to the filter for the child to send its listener on, and
-/// the layer that refuses every TCP connect. Otherwise none (the kernel
-/// makes them, inside the wall, as it did).
-fn connects(plan: &Plan, wall: &sandbox::net::Joined) -> Option<exec::Connects> {
+/// the layer that refuses every TCP connect. None where the filter takes
+/// none or the kernel cannot refuse them (the kernel then makes them,
+/// inside the wall, and the filter hands no socket in). Where it takes
+/// them but cannot be reached, the command does not run: sockets the
+/// filter handed to the session's earlier commands may be passed to it,
+/// and only the layer keeps such a socket from being connected elsewhere.
+fn connects(plan: &Plan, wall: &sandbox::net::Joined) -> Result<Option<exec::Connects>, String> {
     if plan.abi < 4 || wall.record.connects.is_empty() {
-        return None;
+        return Ok(None);
     }
-    let socket = sandbox::net::connects::reach(&wall.record.connects).ok()?;
-    let ruleset = sandbox::rules::no_tcp_connects().ok()?;
-    Some(exec::Connects {
+    let socket = sandbox::net::connects::reach(&wall.record.connects).map_err(|e| {
+        format!("the session's network filter takes no connections ({e}); it is started again for the next command")
+    })?;
+    let ruleset = sandbox::rules::no_tcp_connects()?;
+    Ok(Some(exec::Connects {
         socket: socket.into(),
         ruleset,
-    })
+    }))
 }
 
 /// The child's confinement for a plan, its ruleset and the session's
@@ -333,7 +339,10 @@ fn confinement(
     // (with `allowlist` also where the wall could not be set up).
     // Where the session's filter makes the connections, the same filter
     // also stops every `connect` for it.
-    let connects = wall.and_then(|w| connects(plan, w));
+    let connects = match wall {
+        Some(w) => connects(plan, w)?,
+        None => None,
+    };
     let seccomp = match (plan.network, &connects) {
         (Network::Open, _) => None,
         (_, Some(_)) => Some(sandbox::seccomp::kernel_program_stopping_connect()?),

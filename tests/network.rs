@@ -302,25 +302,47 @@ def fresh():
     t.connect(("127.0.0.1", {other}))
     t.sendall(b"leak")
 attempt("fresh", fresh)
-# The address changed between the filter's reading it (a local socket's:
-# the kernel makes those) and the kernel's: only Landlock stands there.
-import threading
+# The filter refuses a handed-in socket outright; the kernel makes what
+# the filter lets through for a local socket. Swap both the descriptor
+# and the address between the filter's look and the kernel's: the
+# disconnect gets through (Landlock lets a disconnect be), then only the
+# Landlock layer stands between the socket and another port, and the
+# filter between it and listening.
+import os, threading
+host = s.fileno()
+local = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+n = os.dup(local.fileno())
 buf = ctypes.create_string_buffer(16)
 inet = struct.pack("=H", socket.AF_INET) + struct.pack("!H", {other}) + socket.inet_aton("127.0.0.1") + bytes(8)
 unix = struct.pack("=H", socket.AF_UNIX) + b"/nonexistent.s"
 ctypes.memmove(buf, unix, 16)
-done = []
+state = {{"to": unspec[:16], "done": False}}
 def flip():
-    while not done:
-        libc.memcpy(buf, inet, 16)
+    while not state["done"]:
+        libc.memcpy(buf, state["to"], 16)
+        os.dup2(host, n)
         libc.memcpy(buf, unix, 16)
+        os.dup2(local.fileno(), n)
 threading.Thread(target=flip, daemon=True).start()
+def connected():
+    try:
+        s.getpeername()
+        return True
+    except OSError:
+        return False
+for i in range(20000):
+    libc.connect(n, buf, 16)
+    if not connected():
+        break
+print("disconnected by the race", not connected())
+attempt("listen", lambda: (s.bind(("127.0.0.1", 0)), s.listen()))
+state["to"] = inet
 raced = "refused"
-for i in range(3000):
-    if libc.connect(s.fileno(), buf, 16) == 0:
+for i in range(5000):
+    if libc.connect(n, buf, 16) == 0 and connected():
         raced = "reached"
         break
-done.append(1)
+state["done"] = True
 print("race", raced)
 "#
         ),
@@ -340,7 +362,8 @@ print("race", raced)
         out.contains(&format!("local {peer_port}\n")),
         "the service sees the command's own socket: {out}"
     );
-    for attempt in ["reconnect", "fastopen", "fresh", "race"] {
+    assert!(out.contains("disconnected by the race True"), "{out}");
+    for attempt in ["reconnect", "fastopen", "fresh", "listen", "race"] {
         assert!(out.contains(&format!("{attempt} refused")), "{out}");
     }
     assert_eq!(

@@ -29,7 +29,7 @@ use children::Tree;
 use output::{DstKind, Step, Stream};
 pub use unix::{IDENTITY_SECTION, identity};
 pub(crate) use unix::{
-    Resume, Stopped, copy_socket_option, seccomp_place_fd, seccomp_recv, seccomp_resume,
+    Resume, Stopped, copy_socket_option, listen, seccomp_place_fd, seccomp_recv, seccomp_resume,
     seccomp_waiting, socket_netns, take_fd,
 };
 
@@ -320,12 +320,12 @@ impl Applied {
     pub fn pids(self) -> bool {
         self.0 & unix::applied::PIDS != 0
     }
-    /// The seccomp filter is installed.
     /// The session's filter makes its TCP connections.
     pub fn connects(self) -> bool {
         self.0 & unix::applied::CONNECTS != 0
     }
 
+    /// The seccomp filter is installed.
     pub fn seccomp(self) -> bool {
         self.0 & unix::applied::SECCOMP != 0
     }

@@ -1722,3 +1722,12 @@ pub(crate) fn copy_socket_option(
     }
     Ok(())
 }
+
+/// `listen(2)` on a socket (the session's filter makes a command's own).
+pub(crate) fn listen(sock: BorrowedFd<'_>, backlog: c_int) -> io::Result<()> {
+    // SAFETY: a valid descriptor; the kernel checks the rest.
+    if unsafe { libc::listen(sock.as_raw_fd(), backlog) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}

@@ -205,8 +205,9 @@ pub fn kernel_program() -> Result<&'static [libc::sock_filter], String> {
 }
 
 /// The filter of a command whose connections the session's filter
-/// makes: the same, and every `connect` stops for that filter
-/// (`SECCOMP_RET_USER_NOTIF`; the child installs it with a listener).
+/// makes: the same, and every `connect` and `listen` stops for that
+/// filter (`SECCOMP_RET_USER_NOTIF`; the child installs it with a
+/// listener).
 /// One filter rather than two: the kernel converts and compiles each
 /// filter a command gets, on every command.
 pub fn kernel_program_stopping_connect() -> Result<&'static [libc::sock_filter], String> {
@@ -224,7 +225,8 @@ pub fn kernel_program_stopping_connect() -> Result<&'static [libc::sock_filter],
             let ins = |code: u16, jt: u8, jf: u8, k: u32| libc::sock_filter { code, jt, jf, k };
             let stop = [
                 ins(BPF_LD_W_ABS, 0, 0, 0),
-                ins(BPF_JEQ_K, 0, 1, libc::SYS_connect as u32),
+                ins(BPF_JEQ_K, 1, 0, libc::SYS_connect as u32),
+                ins(BPF_JEQ_K, 0, 1, libc::SYS_listen as u32),
                 ins(BPF_RET_K, 0, 0, libc::SECCOMP_RET_USER_NOTIF),
             ];
             let at = ARCH_CHECK_LEN + X32_GUARD_LEN;
@@ -398,18 +400,15 @@ mod tests {
 
     #[test]
     #[cfg(target_arch = "x86_64")]
-    fn the_connect_stopping_filter_is_the_same_but_for_connect() {
+    fn the_connect_stopping_filter_is_the_same_but_for_connect_and_listen() {
         let plain = kernel_program().unwrap();
         let prog = kernel_program_stopping_connect().unwrap();
-        assert_eq!(
-            run(
-                prog,
-                ARCH_X86_64,
-                libc::SYS_connect as u32,
-                [3, 0, 16, 0, 0, 0]
-            ),
-            libc::SECCOMP_RET_USER_NOTIF
-        );
+        for nr in [libc::SYS_connect, libc::SYS_listen] {
+            assert_eq!(
+                run(prog, ARCH_X86_64, nr as u32, [3, 0, 16, 0, 0, 0]),
+                libc::SECCOMP_RET_USER_NOTIF
+            );
+        }
         // Every other call, with the arguments the first test uses, as
         // the plain filter decides it.
         let fastopen = libc::MSG_FASTOPEN as u64;
@@ -424,6 +423,7 @@ mod tests {
             (libc::SYS_io_uring_setup, [0; 6]),
             (libc::SYS_read, [0; 6]),
             (libc::SYS_bind, [3, 0, 16, 0, 0, 0]),
+            (libc::SYS_accept4, [3, 0, 0, 0, 0, 0]),
         ] {
             assert_eq!(
                 run(prog, ARCH_X86_64, nr as u32, args),

@@ -1,26 +1,31 @@
-//! The filter's side of a command's `connect` calls (`exec::Connects`):
-//! every one a command of the session makes stops in its seccomp filter,
-//! whose listener the command sent here, and waits for this thread. A
-//! TCP or UDP connect of a socket the command made inside is made here,
-//! from the host's side but on the command's own socket (so inside the
-//! wall: the capture, the proxy and their refusals as before), with the
-//! address read once from its memory; where the destination is one the
-//! filter would let through anyway — a port of the host's loopback the
-//! user listed, or a name the DNS stub gave out that the allow-list has —
-//! the filter connects on the host's side and puts that socket in place
-//! of the command's, so its bytes go straight to the kernel, with no
-//! relay between (a 100 MiB download runs at the speed of a direct one).
+//! The filter's side of a command's `connect` and `listen` calls
+//! (`exec::Connects`): every one a command of the session makes stops in
+//! its seccomp filter, whose listener the command sent here, and waits
+//! for this thread. A TCP or UDP connect of a socket the command made
+//! inside is made here, from the host's side but on the command's own
+//! socket (so inside the wall: the capture, the proxy and their refusals
+//! as before), with the address read once from its memory; where the
+//! destination is one the filter would let through anyway — a port of
+//! the host's loopback the user listed, or a name the DNS stub gave out
+//! that the allow-list has — the filter connects on the host's side and
+//! puts that socket in place of the command's, so its bytes go straight
+//! to the kernel, with no relay between (a 100 MiB download runs at the
+//! speed of a direct one). A stream connect waits on a thread of its own,
+//! never this one.
 //!
 //! Why a socket from the host's side cannot take the command anywhere
-//! else: the command makes no TCP connect itself (a Landlock layer that
-//! handles TCP connects and allows none), TCP Fast Open, the one way to
-//! connect from a send call, is refused by the first seccomp filter, and
-//! only sockets already connected are handed in; a connect of a socket
-//! not made inside fails here. Any other family (`AF_UNIX`, a
-//! disconnect) the kernel makes as the command asked, under the
-//! command's own Landlock domain and mount namespace. If this process
-//! ends, the listeners close and every later `connect` of the commands
-//! fails: nothing is widened.
+//! else: only connected sockets are handed in; any connect of a socket
+//! not made inside (a disconnect too) fails here, and so does `listen`;
+//! the command makes no TCP connect itself (a Landlock layer that handles
+//! TCP connects and allows none: what stands when a thread swaps the
+//! descriptor and the address between this thread's look and the
+//! kernel's); TCP Fast Open, the one way to connect from a send call, is
+//! refused by the seccomp filter. Any other family (`AF_UNIX`) on a
+//! socket made inside the kernel makes as the command asked, under the
+//! command's own Landlock domain and mount namespace. If this thread ends
+//! the filter ends: the listeners close and every later `connect` of the
+//! commands fails (`ENOSYS`), and a command that cannot reach a filter
+//! that takes connections does not run. Nothing is widened.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
@@ -132,6 +137,14 @@ enum Outside {
 /// inode of the wall's network namespace (a socket made inside has it).
 pub fn serve(filter: &Arc<Filter>, acceptor: &UnixListener, netns: u64) {
     let uid = nix::unistd::getuid().as_raw();
+    // A listener and a connection or two per command still running:
+    // as many descriptors as the system lets this process have.
+    if let Ok((_, hard)) =
+        nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+    {
+        let _ =
+            nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE, hard, hard);
+    }
     let mut conns: Vec<UnixStream> = Vec::new();
     let mut listeners: Vec<Arc<OwnedFd>> = Vec::new();
     loop {
@@ -148,8 +161,15 @@ pub fn serve(filter: &Arc<Filter>, acceptor: &UnixListener, netns: u64) {
                     .iter()
                     .map(|l| PollFd::new(l.as_fd(), PollFlags::POLLIN)),
             );
-            if poll(&mut fds, PollTimeout::NONE).is_err() {
-                continue;
+            match poll(&mut fds, PollTimeout::NONE) {
+                Ok(_) => {}
+                Err(nix::errno::Errno::EINTR) => continue,
+                Err(_) => {
+                    // (More descriptors than poll takes: wait for some
+                    // to go rather than spin.)
+                    std::thread::sleep(Duration::from_millis(20));
+                    continue;
+                }
             }
             fds.iter()
                 .map(|p| p.revents().unwrap_or(PollFlags::empty()))
@@ -189,32 +209,32 @@ pub fn serve(filter: &Arc<Filter>, acceptor: &UnixListener, netns: u64) {
     }
 }
 
-/// One stopped call.
+/// One stopped call: `connect`, or `listen`.
 fn handle(f: &Arc<Filter>, listener: &Arc<OwnedFd>, call: Stopped, netns: u64) {
     let l = listener.as_fd();
     let resume = |how: Resume| {
         let _ = exec::seccomp_resume(l, call.id, how);
     };
+    if call.nr == libc::SYS_listen as i32 {
+        return resume(listen(call, l, netns));
+    }
     if call.nr != libc::SYS_connect as i32 {
         return resume(Resume::Continue);
     }
     let [fd, ptr, len, ..] = call.args;
+    // As the kernel: an address longer than any is invalid, one that
+    // cannot be read a fault.
     let mut raw = [0u8; 128];
-    let want = (len as usize).min(raw.len());
-    let read = read_memory(call.pid, ptr, &mut raw[..want]);
-    let family = match read {
-        Ok(n) if n >= 2 => i32::from(u16::from_ne_bytes([raw[0], raw[1]])),
-        // The kernel says what is wrong with it.
-        _ => return resume(Resume::Continue),
-    };
-    if family != libc::AF_INET && family != libc::AF_INET6 {
-        // A local socket, a disconnect: the kernel makes it under the
-        // command's own confinement.
-        return resume(Resume::Continue);
-    }
-    let Some(dest) = socket_addr(&raw[..want]) else {
+    let Some(want) = usize::try_from(len as u32)
+        .ok()
+        .filter(|n| (2..=raw.len()).contains(n))
+    else {
         return resume(Resume::Error(libc::EINVAL));
     };
+    if read_memory(call.pid, ptr, &mut raw[..want]) != Ok(want) {
+        return resume(Resume::Error(libc::EFAULT));
+    }
+    let family = i32::from(u16::from_ne_bytes([raw[0], raw[1]]));
     let sock = match exec::take_fd(call.pid as i32, fd as RawFd) {
         Ok(s) => s,
         Err(e) => return resume(Resume::Error(e.raw_os_error().unwrap_or(libc::EBADF))),
@@ -223,43 +243,90 @@ fn handle(f: &Arc<Filter>, listener: &Arc<OwnedFd>, call: Stopped, netns: u64) {
     if !exec::seccomp_waiting(l, call.id) {
         return;
     }
+    let inside = match exec::socket_netns(sock.as_fd()) {
+        Ok(ns) => ns == netns,
+        Err(e) if e.raw_os_error() == Some(libc::ENOTTY) => {
+            return resume(Resume::Error(libc::ENOTSOCK));
+        }
+        Err(_) => false,
+    };
+    if !inside {
+        // A socket handed in (connected) or one from outside the wall:
+        // never connected, nor disconnected, from here.
+        return resume(Resume::Error(libc::EISCONN));
+    }
+    if family != libc::AF_INET && family != libc::AF_INET6 {
+        // A local socket, a disconnect: the kernel makes it under the
+        // command's own confinement.
+        return resume(Resume::Continue);
+    }
+    let Some(dest) = socket_addr(&raw[..want]) else {
+        return resume(Resume::Error(libc::EINVAL));
+    };
     let kind = match getsockopt(&sock, sockopt::SockType) {
         Ok(k) => k,
         Err(e) => return resume(Resume::Error(e as i32)),
     };
-    if exec::socket_netns(sock.as_fd()).ok() != Some(netns) {
-        // A socket handed in (connected) or one from outside the wall:
-        // never connected again from here.
-        return resume(Resume::Error(libc::EISCONN));
-    }
-    let blocking = !nix::fcntl::fcntl(&sock, nix::fcntl::FcntlArg::F_GETFL).is_ok_and(|fl| {
-        nix::fcntl::OFlag::from_bits_truncate(fl).contains(nix::fcntl::OFlag::O_NONBLOCK)
-    });
-    let outside = (kind == SockType::Stream && unbound(sock.as_fd()))
-        .then(|| outside(f, dest))
-        .flatten();
-    if outside.is_none() && (!blocking || kind != SockType::Stream) {
-        // Inside, it does not wait: answered at once.
+    if kind != SockType::Stream {
+        // A datagram socket's connect never waits.
         return resume(connect_inside(sock.as_fd(), dest));
     }
-    let (f, listener) = (f.clone(), listener.clone());
-    std::thread::spawn(move || {
-        let l = listener.as_fd();
-        let how = match outside.and_then(|o| open_outside(&f, &o, sock.as_fd(), dest).ok()) {
-            Some(out) => {
-                let cloexec = fd_cloexec(call.pid, fd as RawFd);
-                if exec::seccomp_place_fd(l, call.id, out.as_fd(), fd as RawFd, cloexec).is_err() {
-                    // The call was interrupted: nothing was replaced.
-                    return;
+    // A stream connect may wait (the command can clear O_NONBLOCK on the
+    // socket at any moment): on a thread of its own, never this one.
+    let outside = unbound(sock.as_fd()).then(|| outside(f, dest)).flatten();
+    let (worker_filter, worker_listener) = (f.clone(), listener.clone());
+    let spawned = std::thread::Builder::new()
+        .stack_size(WORKER_STACK)
+        .spawn(move || {
+            let l = worker_listener.as_fd();
+            let how = match outside
+                .and_then(|o| open_outside(&worker_filter, &o, sock.as_fd(), dest).ok())
+            {
+                Some(out) => {
+                    let cloexec = fd_cloexec(call.pid, fd as RawFd);
+                    match exec::seccomp_place_fd(l, call.id, out.as_fd(), fd as RawFd, cloexec) {
+                        Ok(()) => Resume::Value(0),
+                        // The call was interrupted: nothing was replaced.
+                        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return,
+                        // (A descriptor limit the command lowered, say.)
+                        Err(e) => Resume::Error(e.raw_os_error().unwrap_or(libc::EBADF)),
+                    }
                 }
-                Resume::Value(0)
-            }
-            // Not reached on the host's side: inside, as any other (the
-            // filter then says why, in the client's protocol).
-            None => connect_inside(sock.as_fd(), dest),
-        };
-        let _ = exec::seccomp_resume(l, call.id, how);
-    });
+                // Not reached on the host's side: inside, as any other (the
+                // filter then says why, in the client's protocol).
+                None => connect_inside(sock.as_fd(), dest),
+            };
+            let _ = exec::seccomp_resume(l, call.id, how);
+        });
+    if spawned.is_err() {
+        resume(Resume::Error(libc::EAGAIN));
+    }
+}
+
+/// The stack of a thread that makes one connection.
+const WORKER_STACK: usize = 128 * 1024;
+
+/// `listen`: made here on a socket made inside; refused on any other (a
+/// socket handed in, disconnected and bound, would listen on the host's
+/// network).
+fn listen(call: Stopped, l: BorrowedFd<'_>, netns: u64) -> Resume {
+    let [fd, backlog, ..] = call.args;
+    let sock = match exec::take_fd(call.pid as i32, fd as RawFd) {
+        Ok(s) => s,
+        Err(e) => return Resume::Error(e.raw_os_error().unwrap_or(libc::EBADF)),
+    };
+    if !exec::seccomp_waiting(l, call.id) {
+        return Resume::Error(libc::EINTR);
+    }
+    match exec::socket_netns(sock.as_fd()) {
+        Ok(ns) if ns == netns => {}
+        Err(e) if e.raw_os_error() == Some(libc::ENOTTY) => return Resume::Error(libc::ENOTSOCK),
+        _ => return Resume::Error(libc::EPERM),
+    }
+    match exec::listen(sock.as_fd(), backlog as i32) {
+        Ok(()) => Resume::Value(0),
+        Err(e) => Resume::Error(e.raw_os_error().unwrap_or(libc::EINVAL)),
+    }
 }
 
 /// Read `buf.len()` bytes at `addr` of thread `pid`'s memory.

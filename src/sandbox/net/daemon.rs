@@ -176,18 +176,28 @@ impl Filter {
     /// Reread the settings and the tools' files when they changed (at
     /// most a few times a second).
     fn refresh(&self) {
-        let due = self
+        // Looked at less than a tick ago: as it was (the time of the last
+        // look moves only when a look is made, so frequent callers
+        // cannot keep a change from being seen).
+        if !self
             .settings
             .read()
-            .is_ok_and(|l| l.checked.elapsed() > TICK && l.stale());
-        if !due {
+            .is_ok_and(|l| l.checked.elapsed() > TICK)
+        {
+            return;
+        }
+        let stale = self.settings.read().is_ok_and(|l| l.stale());
+        if !stale {
             if let Ok(mut l) = self.settings.write() {
                 l.checked = Instant::now();
             }
             return;
         }
-        if let (Ok(fresh), Ok(mut l)) = (Loaded::read(&self.session), self.settings.write()) {
-            *l = fresh;
+        match (Loaded::read(&self.session), self.settings.write()) {
+            (Ok(fresh), Ok(mut l)) => *l = fresh,
+            // Unreadable now: look again after the next tick.
+            (Err(_), Ok(mut l)) => l.checked = Instant::now(),
+            _ => {}
         }
     }
 
@@ -370,7 +380,16 @@ fn start(session: &Session) -> Result<Arc<Filter>, String> {
     let connects_name = match (connects::bind(&connects_name), netns) {
         (Ok(acceptor), Ok(netns)) => {
             let f = filter.clone();
-            std::thread::spawn(move || connects::serve(&f, &acceptor, netns));
+            std::thread::spawn(move || {
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    connects::serve(&f, &acceptor, netns);
+                }));
+                // Its commands' connections can no longer be made: they
+                // fail, and the session's next command starts a filter
+                // again.
+                eprintln!("automode-netd: the connections' thread ended; the filter ends");
+                std::process::exit(70);
+            });
             connects_name
         }
         (Err(e), _) | (_, Err(e)) => {
