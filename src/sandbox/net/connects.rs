@@ -14,8 +14,9 @@
 //! never this one.
 //!
 //! Why a socket from the host's side cannot take the command anywhere
-//! else: only connected sockets are handed in; any connect of a socket
-//! not made inside (a disconnect too) fails here, and so does `listen`;
+//! else: it is handed in connected or connecting (a non-blocking socket,
+//! as the kernel leaves one); any connect of a socket not made inside (a
+//! disconnect too) fails here, and so does `listen`;
 //! the command makes no TCP connect itself (a Landlock layer that handles
 //! TCP connects and allows none: what stands when a thread swaps the
 //! descriptor and the address between this thread's look and the
@@ -251,9 +252,9 @@ fn handle(f: &Arc<Filter>, listener: &Arc<OwnedFd>, call: Stopped, netns: u64) {
         Err(_) => false,
     };
     if !inside {
-        // A socket handed in (connected) or one from outside the wall:
-        // never connected, nor disconnected, from here.
-        return resume(Resume::Error(libc::EISCONN));
+        // A socket handed in or one from outside the wall: never
+        // connected, nor disconnected, from here.
+        return resume(again(sock.as_fd()));
     }
     if family != libc::AF_INET && family != libc::AF_INET6 {
         // A local socket, a disconnect: the kernel makes it under the
@@ -282,9 +283,10 @@ fn handle(f: &Arc<Filter>, listener: &Arc<OwnedFd>, call: Stopped, netns: u64) {
             let how = match outside
                 .and_then(|o| open_outside(&worker_filter, &o, sock.as_fd(), dest).ok())
             {
-                Some(out) => {
+                Some((out, connecting)) => {
                     let cloexec = fd_cloexec(call.pid, fd as RawFd);
                     match exec::seccomp_place_fd(l, call.id, out.as_fd(), fd as RawFd, cloexec) {
+                        Ok(()) if connecting => Resume::Error(libc::EINPROGRESS),
                         Ok(()) => Resume::Value(0),
                         // The call was interrupted: nothing was replaced.
                         Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return,
@@ -301,6 +303,23 @@ fn handle(f: &Arc<Filter>, listener: &Arc<OwnedFd>, call: Stopped, netns: u64) {
     if spawned.is_err() {
         resume(Resume::Error(libc::EAGAIN));
     }
+}
+
+/// A connect of a socket handed in, as the kernel answers one repeated:
+/// the error its connecting ended with, `EALREADY` while it is still
+/// connecting, else `EISCONN` (never connected from here).
+fn again(sock: BorrowedFd<'_>) -> Resume {
+    if let Ok(e) = getsockopt(&sock, sockopt::SocketError)
+        && e != 0
+    {
+        return Resume::Error(e);
+    }
+    let mut fds = [PollFd::new(sock, PollFlags::POLLOUT)];
+    let writable = poll(&mut fds, PollTimeout::ZERO).is_ok_and(|n| n > 0);
+    if !writable && nix::sys::socket::getpeername::<SockaddrStorage>(sock.as_raw_fd()).is_err() {
+        return Resume::Error(libc::EALREADY);
+    }
+    Resume::Error(libc::EISCONN)
 }
 
 /// The stack of a thread that makes one connection.
@@ -402,7 +421,7 @@ fn open_outside(
     to: &Outside,
     theirs: BorrowedFd<'_>,
     dest: SocketAddr,
-) -> Result<OwnedFd, String> {
+) -> Result<(OwnedFd, bool), String> {
     let v6 = dest.is_ipv6();
     let addrs: Vec<SocketAddr> = match to {
         Outside::HostPort(a) => vec![*a],
@@ -433,31 +452,40 @@ fn open_outside(
 }
 
 /// One connection on the host's side, with the command's socket's
-/// options and blocking mode.
-fn connect_outside(a: SocketAddr, theirs: BorrowedFd<'_>) -> nix::Result<OwnedFd> {
+/// options and blocking mode: connected, or (a non-blocking socket, as
+/// the kernel leaves one) still connecting (`true`), so that a program
+/// waiting on an event loop is not held for the connection's round trip.
+fn connect_outside(a: SocketAddr, theirs: BorrowedFd<'_>) -> nix::Result<(OwnedFd, bool)> {
     let family = if a.is_ipv6() {
         AddressFamily::Inet6
     } else {
         AddressFamily::Inet
     };
-    let s = socket(family, SockType::Stream, SockFlag::SOCK_CLOEXEC, None)?;
-    setsockopt(
-        &s,
-        sockopt::SendTimeout,
-        &nix::sys::time::TimeVal::new(CONNECT_TIMEOUT.as_secs() as i64, 0),
-    )?;
-    connect(s.as_raw_fd(), &SockaddrStorage::from(a))?;
+    let theirs_flags = nix::fcntl::OFlag::from_bits_truncate(nix::fcntl::fcntl(
+        theirs,
+        nix::fcntl::FcntlArg::F_GETFL,
+    )?);
+    let nonblocking = theirs_flags.contains(nix::fcntl::OFlag::O_NONBLOCK);
+    let mut flags = SockFlag::SOCK_CLOEXEC;
+    if nonblocking {
+        flags |= SockFlag::SOCK_NONBLOCK;
+    }
+    let s = socket(family, SockType::Stream, flags, None)?;
+    if !nonblocking {
+        setsockopt(
+            &s,
+            sockopt::SendTimeout,
+            &nix::sys::time::TimeVal::new(CONNECT_TIMEOUT.as_secs() as i64, 0),
+        )?;
+    }
     for (level, name, _) in COPIED_OPTIONS {
         let _ = exec::copy_socket_option(theirs, s.as_fd(), *level, *name);
     }
-    let flags = nix::fcntl::fcntl(theirs, nix::fcntl::FcntlArg::F_GETFL)?;
-    let nonblock = nix::fcntl::OFlag::from_bits_truncate(flags) & nix::fcntl::OFlag::O_NONBLOCK;
-    let own = nix::fcntl::OFlag::from_bits_truncate(nix::fcntl::fcntl(
-        &s,
-        nix::fcntl::FcntlArg::F_GETFL,
-    )?);
-    nix::fcntl::fcntl(&s, nix::fcntl::FcntlArg::F_SETFL(own | nonblock))?;
-    Ok(s)
+    match connect(s.as_raw_fd(), &SockaddrStorage::from(a)) {
+        Ok(()) => Ok((s, false)),
+        Err(nix::errno::Errno::EINPROGRESS) if nonblocking => Ok((s, true)),
+        Err(e) => Err(e),
+    }
 }
 
 /// Connect the command's own socket inside, to the address as read.
