@@ -248,12 +248,24 @@ fn a_host_loopback_service_is_reached_only_on_a_listed_port() {
         "{}",
         r.stderr()
     );
-    let env = walled(json!({"mode": "allowlist", "hostPorts": [port]}));
+    let down = free_port();
+    let env = walled(json!({"mode": "allowlist", "hostPorts": [port, down]}));
     let r = run(&mut env.script(&send));
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
     assert_eq!(
         received_tcp(&service, Duration::from_secs(3)).as_deref(),
         Some(&b"select 1"[..])
+    );
+    // A listed port where nothing listens: refused, as on the host (a
+    // non-blocking connect, its error read as a client reads it).
+    let r = run(&mut env.script(&format!(
+        "python3 -c \"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {down}), 2)\n    print('connected')\nexcept OSError as e:\n    print('refused', e.errno)\""
+    )));
+    assert!(
+        r.stdout().contains("refused 111"),
+        "{}{}",
+        r.stdout(),
+        r.stderr()
     );
 }
 
