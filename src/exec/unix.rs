@@ -1656,7 +1656,20 @@ pub(crate) fn seccomp_place_fd(
 pub(crate) fn take_fd(tid: i32, fd: RawFd) -> io::Result<OwnedFd> {
     // SAFETY: pidfd_open takes a pid and flags; it returns a new
     // descriptor we own or -1.
-    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, tid, libc::PIDFD_THREAD) };
+    let mut pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, tid, libc::PIDFD_THREAD) };
+    if pidfd < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+        // Before Linux 6.9 (no PIDFD_THREAD): the thread group's leader,
+        // whose descriptor table its threads share.
+        let tgid = crate::procfs::read(format!("/proc/{tid}/status"))
+            .and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix("Tgid:"))
+                    .and_then(|v| v.trim().parse::<i32>().ok())
+            })
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::ESRCH))?;
+        // SAFETY: as above.
+        pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, tgid, 0 as libc::c_uint) };
+    }
     if pidfd < 0 {
         return Err(io::Error::last_os_error());
     }

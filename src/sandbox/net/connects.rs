@@ -14,9 +14,8 @@
 //! never this one.
 //!
 //! Why a socket from the host's side cannot take the command anywhere
-//! else: it is handed in connected or connecting (a non-blocking socket,
-//! as the kernel leaves one); any connect of a socket not made inside (a
-//! disconnect too) fails here, and so does `listen`;
+//! else: only connected sockets are handed in; any connect of a socket
+//! not made inside (a disconnect too) fails here, and so does `listen`;
 //! the command makes no TCP connect itself (a Landlock layer that handles
 //! TCP connects and allows none: what stands when a thread swaps the
 //! descriptor and the address between this thread's look and the
@@ -280,13 +279,13 @@ fn handle(f: &Arc<Filter>, listener: &Arc<OwnedFd>, call: Stopped, netns: u64) {
         .stack_size(WORKER_STACK)
         .spawn(move || {
             let l = worker_listener.as_fd();
-            let how = match outside
-                .and_then(|o| open_outside(&worker_filter, &o, sock.as_fd(), dest).ok())
-            {
-                Some((out, connecting)) => {
+            let opened = outside
+                .as_ref()
+                .map(|o| open_outside(&worker_filter, o, sock.as_fd(), dest));
+            let how = match (opened, &outside) {
+                (Some(Ok(out)), _) => {
                     let cloexec = fd_cloexec(call.pid, fd as RawFd);
                     match exec::seccomp_place_fd(l, call.id, out.as_fd(), fd as RawFd, cloexec) {
-                        Ok(()) if connecting => Resume::Error(libc::EINPROGRESS),
                         Ok(()) => Resume::Value(0),
                         // The call was interrupted: nothing was replaced.
                         Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return,
@@ -294,9 +293,12 @@ fn handle(f: &Arc<Filter>, listener: &Arc<OwnedFd>, call: Stopped, netns: u64) {
                         Err(e) => Resume::Error(e.raw_os_error().unwrap_or(libc::EBADF)),
                     }
                 }
+                // A listed port of the host's loopback that refused: as
+                // on the host.
+                (Some(Err((_, Some(errno)))), Some(Outside::HostPort(_))) => Resume::Error(errno),
                 // Not reached on the host's side: inside, as any other (the
                 // filter then says why, in the client's protocol).
-                None => connect_inside(sock.as_fd(), dest),
+                _ => connect_inside(sock.as_fd(), dest),
             };
             let _ = exec::seccomp_resume(l, call.id, how);
         });
@@ -415,13 +417,14 @@ fn outside(f: &Filter, dest: SocketAddr) -> Option<Outside> {
 }
 
 /// Connect on the host's side, a socket of the command's socket's family
-/// with its options.
+/// with its options: each address in turn until one connects. `Err`: why
+/// not, and the last connect's errno.
 fn open_outside(
     f: &Filter,
     to: &Outside,
     theirs: BorrowedFd<'_>,
     dest: SocketAddr,
-) -> Result<(OwnedFd, bool), String> {
+) -> Result<OwnedFd, (String, Option<i32>)> {
     let v6 = dest.is_ipv6();
     let addrs: Vec<SocketAddr> = match to {
         Outside::HostPort(a) => vec![*a],
@@ -429,7 +432,7 @@ fn open_outside(
             let _ = f;
             (host.as_str(), *port)
                 .to_socket_addrs()
-                .map_err(|e| format!("{host} does not resolve: {e}"))?
+                .map_err(|e| (format!("{host} does not resolve: {e}"), None))?
                 .filter(|a| !relay::inside_host(a.ip()))
                 .filter_map(|a| match (a, v6) {
                     (SocketAddr::V4(_), false) | (SocketAddr::V6(_), true) => Some(a),
@@ -441,51 +444,45 @@ fn open_outside(
                 .collect()
         }
     };
-    let mut last = String::from("no address");
+    let mut last = (String::from("no address"), None);
     for a in addrs {
         match connect_outside(a, theirs) {
             Ok(s) => return Ok(s),
-            Err(e) => last = format!("{a}: {e}"),
+            Err(e) => last = (format!("{a}: {e}"), Some(e as i32)),
         }
     }
     Err(last)
 }
 
-/// One connection on the host's side, with the command's socket's
-/// options and blocking mode: connected, or (a non-blocking socket, as
-/// the kernel leaves one) still connecting (`true`), so that a program
-/// waiting on an event loop is not held for the connection's round trip.
-fn connect_outside(a: SocketAddr, theirs: BorrowedFd<'_>) -> nix::Result<(OwnedFd, bool)> {
+/// One connection on the host's side, made (waited for: only a connected
+/// socket is handed in), then given the command's socket's options and
+/// blocking mode.
+fn connect_outside(a: SocketAddr, theirs: BorrowedFd<'_>) -> nix::Result<OwnedFd> {
     let family = if a.is_ipv6() {
         AddressFamily::Inet6
     } else {
         AddressFamily::Inet
     };
-    let theirs_flags = nix::fcntl::OFlag::from_bits_truncate(nix::fcntl::fcntl(
-        theirs,
-        nix::fcntl::FcntlArg::F_GETFL,
-    )?);
-    let nonblocking = theirs_flags.contains(nix::fcntl::OFlag::O_NONBLOCK);
-    let mut flags = SockFlag::SOCK_CLOEXEC;
-    if nonblocking {
-        flags |= SockFlag::SOCK_NONBLOCK;
-    }
-    let s = socket(family, SockType::Stream, flags, None)?;
-    if !nonblocking {
-        setsockopt(
-            &s,
-            sockopt::SendTimeout,
-            &nix::sys::time::TimeVal::new(CONNECT_TIMEOUT.as_secs() as i64, 0),
-        )?;
-    }
+    let s = socket(family, SockType::Stream, SockFlag::SOCK_CLOEXEC, None)?;
+    setsockopt(
+        &s,
+        sockopt::SendTimeout,
+        &nix::sys::time::TimeVal::new(CONNECT_TIMEOUT.as_secs() as i64, 0),
+    )?;
+    connect(s.as_raw_fd(), &SockaddrStorage::from(a))?;
+    // (After the connect: the command's own send time limit, usually
+    // none, replaces the connect's.)
     for (level, name, _) in COPIED_OPTIONS {
         let _ = exec::copy_socket_option(theirs, s.as_fd(), *level, *name);
     }
-    match connect(s.as_raw_fd(), &SockaddrStorage::from(a)) {
-        Ok(()) => Ok((s, false)),
-        Err(nix::errno::Errno::EINPROGRESS) if nonblocking => Ok((s, true)),
-        Err(e) => Err(e),
-    }
+    let flags = nix::fcntl::fcntl(theirs, nix::fcntl::FcntlArg::F_GETFL)?;
+    let nonblock = nix::fcntl::OFlag::from_bits_truncate(flags) & nix::fcntl::OFlag::O_NONBLOCK;
+    let own = nix::fcntl::OFlag::from_bits_truncate(nix::fcntl::fcntl(
+        &s,
+        nix::fcntl::FcntlArg::F_GETFL,
+    )?);
+    nix::fcntl::fcntl(&s, nix::fcntl::FcntlArg::F_SETFL(own | nonblock))?;
+    Ok(s)
 }
 
 /// Connect the command's own socket inside, to the address as read.
