@@ -1562,17 +1562,14 @@ pub(crate) fn seccomp_recv(listener: BorrowedFd<'_>) -> io::Result<Stopped> {
     // SAFETY: seccomp_notif is a plain C struct; the kernel wants it
     // zeroed and fills it.
     let mut n: libc::seccomp_notif = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid descriptor and a live struct of the ioctl's type.
-    let rc = unsafe {
-        libc::ioctl(
-            listener.as_raw_fd(),
+    // SAFETY: the kernel fills a live struct of the ioctl's type.
+    unsafe {
+        seccomp_ioctl(
+            listener,
             libc::SECCOMP_IOCTL_NOTIF_RECV,
-            &raw mut n,
+            (&raw mut n).cast(),
         )
-    };
-    if rc < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    }?;
     Ok(Stopped {
         id: n.id,
         pid: n.pid,
@@ -1594,31 +1591,28 @@ pub(crate) fn seccomp_resume(listener: BorrowedFd<'_>, id: u64, how: Resume) -> 
         error,
         flags,
     };
-    // SAFETY: a valid descriptor and a live struct of the ioctl's type.
-    let rc = unsafe {
-        libc::ioctl(
-            listener.as_raw_fd(),
+    // SAFETY: the kernel reads a live struct of the ioctl's type.
+    unsafe {
+        seccomp_ioctl(
+            listener,
             libc::SECCOMP_IOCTL_NOTIF_SEND,
-            &raw const resp,
+            (&raw const resp).cast_mut().cast(),
         )
-    };
-    if rc < 0 {
-        return Err(io::Error::last_os_error());
     }
-    Ok(())
 }
 
 /// Is the stopped call still waiting (its thread not gone, its id not
 /// reused)? Asked after reading its memory.
 pub(crate) fn seccomp_waiting(listener: BorrowedFd<'_>, id: u64) -> bool {
-    // SAFETY: a valid descriptor and a live u64.
+    // SAFETY: the kernel reads a live u64.
     unsafe {
-        libc::ioctl(
-            listener.as_raw_fd(),
+        seccomp_ioctl(
+            listener,
             libc::SECCOMP_IOCTL_NOTIF_ID_VALID,
-            &raw const id,
-        ) == 0
+            (&raw const id).cast_mut().cast(),
+        )
     }
+    .is_ok()
 }
 
 /// Put `fd` into the stopped thread's table at number `at`, replacing
@@ -1637,15 +1631,27 @@ pub(crate) fn seccomp_place_fd(
         newfd: at as u32,
         newfd_flags: if cloexec { libc::O_CLOEXEC as u32 } else { 0 },
     };
-    // SAFETY: a valid descriptor and a live struct of the ioctl's type.
-    let rc = unsafe {
-        libc::ioctl(
-            listener.as_raw_fd(),
+    // SAFETY: the kernel reads a live struct of the ioctl's type.
+    unsafe {
+        seccomp_ioctl(
+            listener,
             libc::SECCOMP_IOCTL_NOTIF_ADDFD,
-            &raw const add,
+            (&raw const add).cast_mut().cast(),
         )
-    };
-    if rc < 0 {
+    }
+}
+
+/// One `SECCOMP_IOCTL_NOTIF_*` request on a listener.
+///
+/// # Safety
+/// `arg` points to a live value of the type `request` names.
+unsafe fn seccomp_ioctl(
+    listener: BorrowedFd<'_>,
+    request: libc::Ioctl,
+    arg: *mut libc::c_void,
+) -> io::Result<()> {
+    // SAFETY: a valid descriptor; the caller vouches for `arg`.
+    if unsafe { libc::ioctl(listener.as_raw_fd(), request, arg) } < 0 {
         return Err(io::Error::last_os_error());
     }
     Ok(())

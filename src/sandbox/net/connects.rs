@@ -235,20 +235,10 @@ fn handle(f: &Arc<Filter>, listener: &Arc<OwnedFd>, call: Stopped, netns: u64) {
         return resume(Resume::Error(libc::EFAULT));
     }
     let family = i32::from(u16::from_ne_bytes([raw[0], raw[1]]));
-    let sock = match exec::take_fd(call.pid as i32, fd as RawFd) {
-        Ok(s) => s,
-        Err(e) => return resume(Resume::Error(e.raw_os_error().unwrap_or(libc::EBADF))),
-    };
-    // What was read is the waiting thread's (not a reused pid's).
-    if !exec::seccomp_waiting(l, call.id) {
-        return;
-    }
-    let inside = match exec::socket_netns(sock.as_fd()) {
-        Ok(ns) => ns == netns,
-        Err(e) if e.raw_os_error() == Some(libc::ENOTTY) => {
-            return resume(Resume::Error(libc::ENOTSOCK));
-        }
-        Err(_) => false,
+    let (sock, inside) = match take_socket(call, l, netns) {
+        Ok(taken) => taken,
+        Err(Some(how)) => return resume(how),
+        Err(None) => return,
     };
     if !inside {
         // A socket handed in or one from outside the wall: never
@@ -274,14 +264,14 @@ fn handle(f: &Arc<Filter>, listener: &Arc<OwnedFd>, call: Stopped, netns: u64) {
     // A stream connect may wait (the command can clear O_NONBLOCK on the
     // socket at any moment): on a thread of its own, never this one.
     let outside = unbound(sock.as_fd()).then(|| outside(f, dest)).flatten();
-    let (worker_filter, worker_listener) = (f.clone(), listener.clone());
+    let worker_listener = listener.clone();
     let spawned = std::thread::Builder::new()
         .stack_size(WORKER_STACK)
         .spawn(move || {
             let l = worker_listener.as_fd();
             let opened = outside
                 .as_ref()
-                .map(|o| open_outside(&worker_filter, o, sock.as_fd(), dest));
+                .map(|o| open_outside(o, sock.as_fd(), dest));
             let how = match (opened, &outside) {
                 (Some(Ok(out)), _) => {
                     let cloexec = fd_cloexec(call.pid, fd as RawFd);
@@ -331,22 +321,39 @@ const WORKER_STACK: usize = 128 * 1024;
 /// socket handed in, disconnected and bound, would listen on the host's
 /// network).
 fn listen(call: Stopped, l: BorrowedFd<'_>, netns: u64) -> Resume {
-    let [fd, backlog, ..] = call.args;
-    let sock = match exec::take_fd(call.pid as i32, fd as RawFd) {
-        Ok(s) => s,
-        Err(e) => return Resume::Error(e.raw_os_error().unwrap_or(libc::EBADF)),
+    let backlog = call.args[1];
+    let sock = match take_socket(call, l, netns) {
+        Ok((sock, true)) => sock,
+        Ok((_, false)) => return Resume::Error(libc::EPERM),
+        Err(how) => return how.unwrap_or(Resume::Error(libc::EINTR)),
     };
-    if !exec::seccomp_waiting(l, call.id) {
-        return Resume::Error(libc::EINTR);
-    }
-    match exec::socket_netns(sock.as_fd()) {
-        Ok(ns) if ns == netns => {}
-        Err(e) if e.raw_os_error() == Some(libc::ENOTTY) => return Resume::Error(libc::ENOTSOCK),
-        _ => return Resume::Error(libc::EPERM),
-    }
     match exec::listen(sock.as_fd(), backlog as i32) {
         Ok(()) => Resume::Value(0),
         Err(e) => Resume::Error(e.raw_os_error().unwrap_or(libc::EINVAL)),
+    }
+}
+
+/// The socket a stopped call names (its first argument), taken from the
+/// calling thread, and whether it was made inside the wall. `Err`: how
+/// the call ends instead (`None`: it no longer waits, so what was read
+/// of its memory may be another process's).
+fn take_socket(
+    call: Stopped,
+    l: BorrowedFd<'_>,
+    netns: u64,
+) -> Result<(OwnedFd, bool), Option<Resume>> {
+    let sock = exec::take_fd(call.pid as i32, call.args[0] as RawFd)
+        .map_err(|e| Some(Resume::Error(e.raw_os_error().unwrap_or(libc::EBADF))))?;
+    if !exec::seccomp_waiting(l, call.id) {
+        return Err(None);
+    }
+    match exec::socket_netns(sock.as_fd()) {
+        Ok(ns) => Ok((sock, ns == netns)),
+        Err(e) if e.raw_os_error() == Some(libc::ENOTTY) => {
+            Err(Some(Resume::Error(libc::ENOTSOCK)))
+        }
+        // Not ours to look at: the host's.
+        Err(_) => Ok((sock, false)),
     }
 }
 
@@ -396,17 +403,16 @@ fn outside(f: &Filter, dest: SocketAddr) -> Option<Outside> {
         v4 => v4,
     };
     let port = dest.port();
+    let listed = || f.host_ports().contains(&port);
     match ip {
-        IpAddr::V4(a) if a.is_loopback() && f.host_ports().contains(&port) => {
+        IpAddr::V4(a) if a.is_loopback() && listed() => {
             let host = match dest {
                 SocketAddr::V4(_) => SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
                 SocketAddr::V6(_) => SocketAddr::from((Ipv4Addr::LOCALHOST.to_ipv6_mapped(), port)),
             };
             Some(Outside::HostPort(host))
         }
-        IpAddr::V6(a) if a.is_loopback() && f.host_ports().contains(&port) => {
-            Some(Outside::HostPort(dest))
-        }
+        IpAddr::V6(a) if a.is_loopback() && listed() => Some(Outside::HostPort(dest)),
         IpAddr::V4(a) if dns::is_fake(a) => {
             let name = f.names.name_of(a)?;
             f.decide(&name, port, None).ok()?;
@@ -420,7 +426,6 @@ fn outside(f: &Filter, dest: SocketAddr) -> Option<Outside> {
 /// with its options: each address in turn until one connects. `Err`: why
 /// not, and the last connect's errno.
 fn open_outside(
-    f: &Filter,
     to: &Outside,
     theirs: BorrowedFd<'_>,
     dest: SocketAddr,
@@ -428,21 +433,18 @@ fn open_outside(
     let v6 = dest.is_ipv6();
     let addrs: Vec<SocketAddr> = match to {
         Outside::HostPort(a) => vec![*a],
-        Outside::Name(host, port) => {
-            let _ = f;
-            (host.as_str(), *port)
-                .to_socket_addrs()
-                .map_err(|e| (format!("{host} does not resolve: {e}"), None))?
-                .filter(|a| !relay::inside_host(a.ip()))
-                .filter_map(|a| match (a, v6) {
-                    (SocketAddr::V4(_), false) | (SocketAddr::V6(_), true) => Some(a),
-                    (SocketAddr::V4(v4), true) => {
-                        Some(SocketAddr::from((v4.ip().to_ipv6_mapped(), v4.port())))
-                    }
-                    (SocketAddr::V6(_), false) => None,
-                })
-                .collect()
-        }
+        Outside::Name(host, port) => (host.as_str(), *port)
+            .to_socket_addrs()
+            .map_err(|e| (format!("{host} does not resolve: {e}"), None))?
+            .filter(|a| !relay::inside_host(a.ip()))
+            .filter_map(|a| match (a, v6) {
+                (SocketAddr::V4(_), false) | (SocketAddr::V6(_), true) => Some(a),
+                (SocketAddr::V4(v4), true) => {
+                    Some(SocketAddr::from((v4.ip().to_ipv6_mapped(), v4.port())))
+                }
+                (SocketAddr::V6(_), false) => None,
+            })
+            .collect(),
     };
     let mut last = (String::from("no address"), None);
     for a in addrs {
