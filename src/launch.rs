@@ -317,9 +317,8 @@ fn connects(plan: &Plan, wall: &sandbox::net::Joined) -> Result<Option<exec::Con
     if plan.abi < 4 || wall.record.connects.is_empty() {
         return Ok(None);
     }
-    let socket = sandbox::net::connects::reach(&wall.record.connects).map_err(|e| {
-        format!("the session's network filter takes no connections ({e}); it is started again for the next command")
-    })?;
+    let socket = sandbox::net::connects::reach(&wall.record.connects)
+        .map_err(|e| format!("the session's network filter takes no connections ({e})"))?;
     let ruleset = sandbox::rules::no_tcp_connects()?;
     Ok(Some(exec::Connects {
         socket: socket.into(),

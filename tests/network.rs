@@ -395,6 +395,44 @@ print("race", raced)
     );
 }
 
+/// A command that cannot reach a filter taking its connections does not
+/// run: without the filter's Landlock layer, a socket the filter handed
+/// to an earlier command could be passed to it and connected anywhere.
+#[test]
+fn a_command_that_cannot_reach_the_connection_filter_does_not_run() {
+    if !landlock_or_skip("wall: unreachable filter") {
+        return;
+    }
+    let env = walled(json!("allowlist"));
+    let r = run(&mut env.script("true"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    // The session's record names where the filter takes connections:
+    // name a place where none does.
+    let net = env.root().join("state/automode/net");
+    let record = std::fs::read_dir(&net)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(".json") && n.matches('.').count() == 1)
+        })
+        .unwrap();
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    assert!(v["connects"].as_str().is_some_and(|n| !n.is_empty()), "{v}");
+    v["connects"] = json!("automode-netd-nobody-listens-here");
+    std::fs::write(&record, v.to_string()).unwrap();
+    let r = run(&mut env.script("touch ran"));
+    assert_ne!(r.code(), Some(0));
+    assert!(
+        r.stderr().contains("takes no connections"),
+        "{}",
+        r.stderr()
+    );
+    assert!(!env.work.join("ran").exists(), "the command ran");
+}
+
 #[test]
 fn a_background_process_keeps_the_wall_and_gains_nothing() {
     if !landlock_or_skip("wall: background") {
