@@ -271,8 +271,10 @@ fn a_host_loopback_service_is_reached_only_on_a_listed_port() {
 
 /// A connection to a listed host port is the host's own socket, handed
 /// in (the service sees the command's own port: no relay between), and
-/// that socket goes nowhere else: disconnected and connected again, or
-/// connected by TCP Fast Open from a send, it reaches no other port.
+/// that socket goes nowhere else: not connected again, not by TCP Fast
+/// Open from a send, and, once a race that swaps the descriptor and the
+/// address has disconnected it, neither connected by the same race (the
+/// Landlock layer) nor made to listen (the filter).
 #[test]
 fn a_socket_the_filter_hands_in_reaches_nothing_else() {
     if !landlock_or_skip("wall: handed-in sockets") {
