@@ -410,18 +410,7 @@ fn a_command_that_cannot_reach_the_connection_filter_does_not_run() {
     assert_eq!(r.code(), Some(0), "{}", r.stderr());
     // The session's record names where the filter takes connections:
     // name a place where none does.
-    let net = env.root().join("state/automode/net");
-    let record = std::fs::read_dir(&net)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.ends_with(".json") && n.matches('.').count() == 1)
-        })
-        .unwrap();
-    let mut v: Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    let (record, mut v) = session_record(&env);
     assert!(v["connects"].as_str().is_some_and(|n| !n.is_empty()), "{v}");
     v["connects"] = json!("automode-netd-nobody-listens-here");
     std::fs::write(&record, v.to_string()).unwrap();
@@ -433,6 +422,49 @@ fn a_command_that_cannot_reach_the_connection_filter_does_not_run() {
         r.stderr()
     );
     assert!(!env.work.join("ran").exists(), "the command ran");
+}
+
+/// The session's network record: its path and what it says.
+fn session_record(env: &Env) -> (std::path::PathBuf, Value) {
+    let net = env.root().join("state/automode/net");
+    let record = std::fs::read_dir(&net)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(".json") && n.matches('.').count() == 1)
+        })
+        .unwrap();
+    let v = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    (record, v)
+}
+
+/// A session whose owner has ended is not joined: its filter ends at its
+/// next look, so a command that joined it could lose it before handing
+/// over its connections (seen: "installing the seccomp filter: Broken
+/// pipe"). The next command starts a filter of its own.
+#[test]
+fn a_session_whose_owner_ended_is_not_joined() {
+    if !landlock_or_skip("wall: owner ended") {
+        return;
+    }
+    // One session for both commands, whatever their parents.
+    let env = walled(json!("allowlist")).with_env("AUTOMODE_SESSION", "owner-ends");
+    // The first command's parent, the session's owner, ends right after it.
+    let shim = env.shims.join("bash");
+    let r = run(&mut env.real(&format!("'{}' -c true; exit 0", shim.display())));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let (_, first) = session_record(&env);
+    assert!(
+        first["owner_pid"].as_i64().is_some_and(|p| p > 0),
+        "{first}"
+    );
+    let r = run(&mut env.script("true"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    let (_, second) = session_record(&env);
+    assert_ne!(first["daemon_pid"], second["daemon_pid"], "{second}");
 }
 
 #[test]

@@ -53,7 +53,7 @@ pub fn main(args: &[OsString]) -> Exit {
         return spawn_detached(&session, rest);
     }
     let _ = nix::unistd::setsid();
-    match start(&session) {
+    match start(&session, owner) {
         Ok(filter) => {
             watch(&filter, owner);
             Exit::Child(0)
@@ -293,7 +293,7 @@ fn session_lives(sid: i32) -> bool {
 
 /// Start the holder, take its sockets, serve them, and write the
 /// session's record.
-fn start(session: &Session) -> Result<Arc<Filter>, String> {
+fn start(session: &Session, owner: (Option<i32>, Option<u64>)) -> Result<Arc<Filter>, String> {
     let loaded = Loaded::read(session)?;
     // Grants were for the commands of the filter before this one.
     let _ = std::fs::remove_dir_all(session.grants_dir());
@@ -406,6 +406,9 @@ fn start(session: &Session) -> Result<Arc<Filter>, String> {
         capture_ports: ports,
         build: super::build_id(),
         connects: connects_name,
+        // As `watch` reads it: an owner is named by both or not at all.
+        owner_pid: owner.0.filter(|_| owner.1.is_some()).unwrap_or(0),
+        owner_start: owner.1.unwrap_or(0),
     };
     let path = session.record_path();
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));

@@ -234,6 +234,13 @@ pub struct Record {
     /// listeners at (`connects.rs`; empty: it takes none).
     #[serde(default)]
     pub connects: String,
+    /// The process the session ends with (the filter ends when it does):
+    /// a record whose owner is gone is not joined, since its filter is
+    /// about to end (0: none named).
+    #[serde(default)]
+    pub owner_pid: i32,
+    #[serde(default)]
+    pub owner_start: u64,
 }
 
 /// The running build's identity.
@@ -255,11 +262,13 @@ impl Record {
         serde_json::from_slice(&std::fs::read(path).ok()?).ok()
     }
 
-    /// Both processes are the ones that wrote it, of this build.
+    /// Both processes are the ones that wrote it, of this build, and
+    /// the session's owner still runs.
     pub fn live(&self) -> bool {
         self.build == build_id()
             && alive(self.daemon_pid, self.daemon_start)
             && alive(self.holder_pid, self.holder_start)
+            && (self.owner_pid <= 0 || alive(self.owner_pid, self.owner_start))
     }
 }
 
