@@ -262,12 +262,12 @@ impl Record {
         serde_json::from_slice(&std::fs::read(path).ok()?).ok()
     }
 
-    /// Both processes are the ones that wrote it, of this build, and
-    /// the session's owner still runs.
-    pub fn live(&self) -> bool {
+    /// The filter that wrote it still serves (this build's), and the
+    /// session's owner still runs. (Whether the holder does is checked
+    /// once its namespaces are open: `open`.)
+    fn serving(&self) -> bool {
         self.build == build_id()
             && alive(self.daemon_pid, self.daemon_start)
-            && alive(self.holder_pid, self.holder_start)
             && (self.owner_pid <= 0 || alive(self.owner_pid, self.owner_start))
     }
 }
@@ -339,10 +339,12 @@ pub fn join(
     }
 }
 
-/// Open the holder's namespaces, if the record is live (checked again
-/// after opening: the pid cannot have been reused in between).
+/// Open the holder's namespaces, if the record's filter serves; the
+/// holder is checked once they are open, so that its pid cannot have
+/// been reused in between (each check reads a `/proc` file: most of
+/// what joining costs).
 fn open(r: &Record) -> Option<Joined> {
-    if !r.live() {
+    if !r.serving() {
         return None;
     }
     let ns = |name: &str| -> Option<OwnedFd> {
