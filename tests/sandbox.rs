@@ -795,6 +795,34 @@ fn other_processes_are_invisible() {
     let _ = outside.wait();
 }
 
+/// The home's view is remembered with the sandbox's plan (what of
+/// `HOME_READ` the home has) and follows the home: a configuration file
+/// made after the plan was stored is shown to the next command.
+#[test]
+fn the_home_view_follows_files_made_after_it_was_remembered() {
+    if !landlock_or_skip("home view cached") {
+        return;
+    }
+    let env = Env::supervision_only().with_env(
+        "AUTOMODE_SETTINGS_JSON",
+        &json!({"autoMode": {"enabled": false}}).to_string(),
+    );
+    // Past the window in which a plan just built is not stored.
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..2 {
+        let r = run(&mut env.script("true"));
+        assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    }
+    let stored = std::fs::read_dir(env.root().join("state/automode/sandbox"))
+        .unwrap()
+        .flatten()
+        .any(|e| read(&e.path()).contains("\"home_rows\""));
+    assert!(stored, "no plan was stored");
+    write(&env.home.join(".editorconfig"), "root = true\n");
+    let r = run(&mut env.script(&format!("cat {}/.editorconfig", env.home.display())));
+    assert_eq!(r.stdout(), "root = true\n", "{}", r.stderr());
+}
+
 /// Where a mount namespace can be made the home is allow-listed: the
 /// project, toolchains, caches and the configuration builds read are
 /// there, other projects and files are not (`sandbox.read` adds one);

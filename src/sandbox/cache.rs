@@ -26,7 +26,7 @@ use super::Plan;
 
 /// Raise when the entry's meaning changes (with the automode version, it
 /// names the entry's format).
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// A listing or file read this recently is not trusted to a cache entry.
 const RACY: Duration = Duration::from_millis(100);

@@ -653,6 +653,10 @@ pub struct Plan {
     /// Package managers' settings files shown with their secrets taken
     /// out (`credentials::SETTINGS`).
     pub settings: Vec<SettingsView>,
+    /// `views::HOME_READ` resolved in this home when the plan was built
+    /// (with the paths it consulted witnessed, so the cached plan holds
+    /// them as long as they hold): what the home's view shows of it.
+    pub home_rows: Vec<views::HomeRow>,
 }
 
 /// A settings file the command reads as a filtered copy: bound over the
@@ -1263,6 +1267,9 @@ pub fn base_plan(inp: &Inputs<'_>) -> Plan {
     );
     let home_entries = RESOLVED.with(|c| c.borrow().home.as_ref().map_or(0, |(_, n)| n.len()));
     choose_namespace(&mut plan, home_entries);
+    if let Some(h) = &home {
+        plan.home_rows = views::home_rows(h);
+    }
     plan
 }
 

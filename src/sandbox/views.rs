@@ -219,22 +219,21 @@ pub fn apply(plan: &mut super::Plan, home: Option<&Path>, inp: &Inputs<'_>) {
     if let (Some(h), Some(extra)) = (&home, &inp.home_read)
         && !places.iter().any(|(p, _, _)| h.starts_with(p))
     {
-        let shown = HOME_READ
+        // `HOME_READ` as the plan found it (a plan built for this
+        // home), then what this command is shown besides.
+        let mut rows: Vec<HomeRow> = plan
+            .home_rows
             .iter()
-            .map(|(rel, _)| h.join(rel))
-            .chain(extra.iter().cloned());
-        for p in shown {
-            let Some(target) = canonical(&p) else {
-                continue;
-            };
+            .filter(|r| r.named.starts_with(h))
+            .cloned()
+            .collect();
+        rows.extend(extra.iter().filter_map(|p| HomeRow::of(h, p.clone())));
+        for row in rows {
             // A link in the home itself is made again in the view.
-            if p.starts_with(h)
-                && p != target
-                && let Ok(to) = std::fs::read_link(&p)
-            {
-                links.push((p, to));
+            if let Some(to) = row.link {
+                links.push((row.named, to));
             }
-            needed.push(target);
+            needed.push(row.target);
         }
         places.push((
             h.clone(),
@@ -296,6 +295,41 @@ pub fn apply(plan: &mut super::Plan, home: Option<&Path>, inp: &Inputs<'_>) {
             .iter()
             .any(|r| d.starts_with(&r.at) && !r.keep.iter().any(|k| d.starts_with(k)))
     });
+}
+
+/// A path the home's view shows, where it really is, and, for a link in
+/// the home, what the link says (made again in the view).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HomeRow {
+    pub named: PathBuf,
+    pub target: PathBuf,
+    pub link: Option<PathBuf>,
+}
+
+impl HomeRow {
+    /// `p` as the view shows it (`None`: it does not exist); `home`
+    /// canonical.
+    fn of(home: &Path, p: PathBuf) -> Option<HomeRow> {
+        let target = super::existing(&p)?;
+        let link = if p.starts_with(home) && p != target {
+            std::fs::read_link(&p).ok()
+        } else {
+            None
+        };
+        Some(HomeRow {
+            named: p,
+            target,
+            link,
+        })
+    }
+}
+
+/// Every `HOME_READ` row that exists in `home` (canonical).
+pub fn home_rows(home: &Path) -> Vec<HomeRow> {
+    HOME_READ
+        .iter()
+        .filter_map(|(rel, _)| HomeRow::of(home, home.join(rel)))
+        .collect()
 }
 
 /// Make what the replacements need on the host: the session's
