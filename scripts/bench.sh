@@ -5,6 +5,8 @@
 #        wall's filter (per connection, throughput)
 #        scripts/bench.sh --checkpoint [bench_checkpoint.py options]: what a
 #        checkpoint adds to a command on a 10,000-file project
+#        scripts/bench.sh --phases [--rounds N]: where the shim's start goes,
+#        phase by phase (bench_phases.py)
 set -eu
 cd "$(dirname "$0")/.."
 cargo rustc --release --locked --bin automode -- -C target-feature=+crt-static -C relocation-model=static >/dev/null
@@ -18,6 +20,9 @@ ln -s automode "$tmp/bash"
 if [ "${1:-}" = --network ]; then
     shift
     python3 scripts/bench_network.py --shim "$tmp/bash" "$@"
+elif [ "${1:-}" = --phases ]; then
+    shift
+    python3 scripts/bench_phases.py --shim "$tmp/bash" "$@"
 elif [ "${1:-}" = --checkpoint ]; then
     shift
     python3 scripts/bench_checkpoint.py --shim "$tmp/bash" "$@"

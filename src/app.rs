@@ -7,7 +7,7 @@
 
 use crate::context::Context;
 use crate::exit::Exit;
-use crate::{checkpoint, cli, invocation, sandbox, shim};
+use crate::{checkpoint, cli, invocation, sandbox, shim, timing};
 
 /// Run automode for this process context.
 pub fn run(ctx: Context) -> Exit {
@@ -16,7 +16,12 @@ pub fn run(ctx: Context) -> Exit {
         .and_then(|n| n.to_str())
         .unwrap_or_default();
     let exit = match invocation::shell_kind_of(&ctx.argv0) {
-        Some(kind) => shim::run(&ctx, kind),
+        Some(kind) => {
+            timing::begin(ctx.var("AUTOMODE_TIMING").is_some_and(|v| !v.is_empty()));
+            let exit = shim::run(&ctx, kind);
+            timing::report();
+            exit
+        }
         None if name == sandbox::net::daemon::ARGV0 => sandbox::net::daemon::main(&ctx.args),
         None if name == sandbox::net::daemon::HOLDER_ARGV0 => sandbox::net::holder::main(&ctx.args),
         None if name == checkpoint::watch::ARGV0 => checkpoint::watch::main(&ctx.args),

@@ -549,7 +549,9 @@ impl Judge {
             (Some((owned, p)), Origin::Shim { .. })
                 if p.plan.network == sandbox::Network::Allowlist =>
             {
-                Some(self.join_wall(ctx, owned, p.plan.user_namespaces))
+                let joined = self.join_wall(ctx, owned, p.plan.user_namespaces);
+                crate::timing::mark("wall-joined");
+                Some(joined)
             }
             _ => None,
         };
@@ -573,6 +575,7 @@ impl Judge {
                 .cloned()
                 .collect(),
         });
+        crate::timing::mark("analysis-began");
         let mut verdict = if let Origin::Shim { noexec: true, .. } = req.origin {
             // `bash -n`: bash parses and runs nothing.
             Verdict::new(
@@ -668,6 +671,7 @@ impl Judge {
             verdict
         };
         note_wrapper(&mut verdict, wrapped.as_ref());
+        crate::timing::mark("verdict");
         let sandbox = match req.origin {
             Origin::Hook => None,
             Origin::Shim { .. } | Origin::Check { .. } => Some(self.sandbox_for(
@@ -807,6 +811,7 @@ impl Judge {
             (Some(state), true) => sandbox::prepare_cached(&owned, self.kernel.abi, state),
             _ => sandbox::prepare(&owned, self.kernel.abi),
         };
+        crate::timing::mark("sandbox-plan");
         (owned, prepared)
     }
 

@@ -156,10 +156,13 @@ pub fn supervise(
                 .retain(|(name, _)| name.as_os_str() != k.as_str());
             exec_plan.env.push((OsString::from(k), OsString::from(v)));
         }
+        crate::timing::mark("confinement-ready");
         let result = exec::run(&mut exec_plan, &mut || {
+            crate::timing::mark("command-started");
             sandbox::rules::release_held();
             on_start();
         });
+        crate::timing::mark("command-ended");
         if let Some(p) = &plan_now {
             report_restored(&snapshot, p, &asking);
         }

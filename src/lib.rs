@@ -32,3 +32,4 @@ pub mod shell;
 pub mod shim;
 pub mod state;
 pub mod testing;
+pub mod timing;

@@ -18,6 +18,7 @@ use crate::judge::{self, Judge, Origin, Run, Switches, Unconfined};
 use crate::launch::{self, Launch};
 use crate::limits::{self, LimitSource, Limits, Request, Requests};
 use crate::policy::Decision;
+use crate::timing;
 use crate::{approval, nested, realshell, report, sandbox, script, shell, state};
 
 /// Shim mode: `bash …` / `sh …`.
@@ -55,6 +56,7 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
         ));
         return Exit::Blocked;
     };
+    timing::mark("started");
     let mut judge = match Judge::load(ctx, &cwd, Switches::SessionAndGlobal) {
         Ok(j) => j,
         Err(e) => {
@@ -78,7 +80,9 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
     let original = String::from_utf8_lossy(&script_text).into_owned();
     let mut request = judge_request(&inv, kind, &original, &cwd, ctx);
     request.undecodable = judge::undecodable(&script_text, inv.dollar0.as_deref(), &inv.args);
+    timing::mark("loaded");
     let mut decided = judge.judge(ctx, &request);
+    timing::mark("judged");
     // Twice at most: an approved ask rule may then need a review.
     for _ in 0..2 {
         if decided.verdict.decision != Decision::Ask {
@@ -180,6 +184,7 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
 
     // 6. The decision record, before the command starts.
     rec.decision(&decided, true);
+    timing::mark("recorded");
 
     // 7. Run it; the session's count is written while it starts (never
     //    waiting on a lock while the child runs).
