@@ -7,8 +7,17 @@
 #        checkpoint adds to a command on a 10,000-file project
 #        scripts/bench.sh --phases [--rounds N]: where the shim's start goes,
 #        phase by phase (bench_phases.py)
+#        scripts/bench.sh --launcher [ROUNDS]: what a command's own namespaces
+#        cost from a launcher already confined (launcher-experiment.c)
 set -eu
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --launcher ]; then
+    out=$(mktemp "${TMPDIR:-/tmp}/automode-launcher.XXXXXX")
+    trap 'rm -f "$out"' EXIT INT TERM
+    cc -O2 -Wall -o "$out" scripts/launcher-experiment.c
+    "$out" "${2:-300}"
+    exit
+fi
 cargo rustc --release --locked --bin automode -- -C target-feature=+crt-static -C relocation-model=static >/dev/null
 # Time the binary as install/install.sh places it: a copy with a `bash`
 # link next to it. (The linker's own output file starts ~0.1 ms slower
