@@ -229,12 +229,12 @@ fn allow_unruled(program: &mut BpfProgram, ruled: &[i64]) {
     let ins = |code: u16, jt: u8, jf: u8, k: u32| sock_filter { code, jt, jf, k };
     let mut block = vec![ins(BPF_LD_W_ABS, 0, 0, 0)];
     for (start, end) in runs {
-        // Offsets from the instruction after this one.
-        let here = block.len() as u8;
-        let to_allow = last - 2 - here;
-        block.push(ins(BPF_JGE_K, 0, to_allow, start));
-        let to_rules = last - 2 - here;
-        block.push(ins(BPF_JGT_K, 0, to_rules, end));
+        // Jumps count from the instruction after theirs: from the first
+        // of the pair to the allow at the block's end, and from the
+        // second to the rules after it, are the same distance.
+        let skip = last - 2 - block.len() as u8;
+        block.push(ins(BPF_JGE_K, 0, skip, start));
+        block.push(ins(BPF_JGT_K, 0, skip, end));
     }
     block.push(ins(BPF_RET_K, 0, 0, libc::SECCOMP_RET_ALLOW));
     let at = (ARCH_CHECK_LEN + X32_GUARD_LEN).min(program.len());
@@ -247,20 +247,22 @@ pub fn kernel_program() -> Result<&'static [libc::sock_filter], String> {
     static PROGRAM: std::sync::OnceLock<Result<Vec<libc::sock_filter>, String>> =
         std::sync::OnceLock::new();
     PROGRAM
-        .get_or_init(|| {
-            program().map(|p| {
-                p.iter()
-                    .map(|i| libc::sock_filter {
-                        code: i.code,
-                        jt: i.jt,
-                        jf: i.jf,
-                        k: i.k,
-                    })
-                    .collect()
-            })
-        })
+        .get_or_init(|| program().map(|p| for_kernel(&p)))
         .as_deref()
         .map_err(Clone::clone)
+}
+
+/// seccompiler's instructions as libc's `sock_filter`, which the
+/// `seccomp` system call takes.
+fn for_kernel(p: &[seccompiler::sock_filter]) -> Vec<libc::sock_filter> {
+    p.iter()
+        .map(|i| libc::sock_filter {
+            code: i.code,
+            jt: i.jt,
+            jf: i.jf,
+            k: i.k,
+        })
+        .collect()
 }
 
 /// The filter of a command whose connections the session's filter
@@ -419,26 +421,9 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn calls_no_rule_names_are_allowed_at_once_and_nothing_else_changes() {
-        let fast: Vec<libc::sock_filter> = program()
-            .unwrap()
-            .iter()
-            .map(|i| libc::sock_filter {
-                code: i.code,
-                jt: i.jt,
-                jf: i.jf,
-                k: i.k,
-            })
-            .collect();
+        let fast = for_kernel(&program().unwrap());
         let (base, ruled) = compiled().unwrap();
-        let base: Vec<libc::sock_filter> = base
-            .iter()
-            .map(|i| libc::sock_filter {
-                code: i.code,
-                jt: i.jt,
-                jf: i.jf,
-                k: i.k,
-            })
-            .collect();
+        let base = for_kernel(&base);
         assert!(fast.len() > base.len());
         let fastopen = libc::MSG_FASTOPEN as u64;
         let argsets = [
