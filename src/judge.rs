@@ -541,20 +541,28 @@ impl Judge {
                 .kernel
                 .status(self.config.sandbox.mode.value)
                 .enforced()
-                .then(|| self.sandbox_base(ctx, req.cwd, will_run)),
+                .then(|| self.sandbox_base_loaded(ctx, req.cwd, will_run)),
         };
         // The network wall: joined now for a command that runs (its filter
         // started if this is the session's first), predicted for `check`.
         let wall = match (&base, req.origin) {
-            (Some((owned, p)), Origin::Shim { .. })
-                if p.plan.network == sandbox::Network::Allowlist =>
+            (Some((owned, loaded)), Origin::Shim { .. })
+                if loaded.plan().network == sandbox::Network::Allowlist =>
             {
-                let joined = self.join_wall(ctx, owned, p.plan.user_namespaces);
+                let plan = loaded.plan();
+                let mut joined = self.join_wall(ctx, owned, plan.user_namespaces);
+                // The steps every command behind the wall takes, taken by
+                // a child while the command is judged (`exec::Ahead`).
+                if let Ok(j) = &mut joined {
+                    j.ahead = crate::launch::made_ahead(plan, j);
+                }
                 crate::timing::mark("wall-joined");
                 Some(joined)
             }
             _ => None,
         };
+        // The ruleset's opens and rules, while that child works.
+        let base = base.map(|(owned, loaded)| (owned, loaded.finish()));
         let network_wall = match (&base, &wall) {
             (_, Some(w)) => w.is_ok(),
             (Some((_, p)), None) => {
@@ -804,15 +812,26 @@ impl Judge {
         cwd: &Path,
         will_run: bool,
     ) -> (sandbox::OwnedInputs, sandbox::Prepared) {
+        let (owned, loaded) = self.sandbox_base_loaded(ctx, cwd, will_run);
+        (owned, loaded.finish())
+    }
+
+    /// `sandbox_base` before its ruleset is built (from the cache).
+    fn sandbox_base_loaded(
+        &self,
+        ctx: &Context,
+        cwd: &Path,
+        will_run: bool,
+    ) -> (sandbox::OwnedInputs, sandbox::Loaded) {
         let owned = self.sandbox_inputs(ctx, cwd);
-        let prepared = match (&owned.places.automode_state, will_run) {
+        let loaded = match (&owned.places.automode_state, will_run) {
             // Only a command that runs may write the cache (`check`
             // changes nothing).
-            (Some(state), true) => sandbox::prepare_cached(&owned, self.kernel.abi, state),
-            _ => sandbox::prepare(&owned, self.kernel.abi),
+            (Some(state), true) => sandbox::load_cached(&owned, self.kernel.abi, state),
+            _ => sandbox::Loaded::Built(sandbox::prepare(&owned, self.kernel.abi)),
         };
         crate::timing::mark("sandbox-plan");
-        (owned, prepared)
+        (owned, loaded)
     }
 
     /// How a command with this verdict is confined.

@@ -74,7 +74,7 @@ pub fn supervise(
         env.retain(|(name, _)| name != k.as_str());
         env.push((OsString::from(k), OsString::from(v)));
     }
-    let (mut plan_now, mut ruleset, unconfined, wall) = match run {
+    let (mut plan_now, mut ruleset, unconfined, mut wall) = match run {
         Run::Confined {
             plan,
             ruleset,
@@ -121,7 +121,7 @@ pub fn supervise(
     }
     loop {
         let confinement = match (&plan_now, ruleset.take()) {
-            (Some(plan), Some(fd)) => match confinement(plan, fd, wall.as_ref()) {
+            (Some(plan), Some(fd)) => match confinement(plan, fd, wall.as_mut()) {
                 Ok(c) => Some(c),
                 Err(why) => {
                     report::sandbox_failed(&why);
@@ -281,6 +281,7 @@ fn enforced(
             "network": if applied.joined() { "wall" } else if applied.network_namespace() { "loopback only" } else { "host" },
             "connections": if applied.connects() { "made by the filter" } else { "the command's own" },
             "processes": if applied.pids() { "own" } else { "host" },
+            "made_ahead": applied.ahead(),
             "replaced": if applied.mounts() { p.replace.iter().map(|r| r.at.display().to_string()).collect::<Vec<_>>() } else { Vec::new() },
         }),
         (None, Some(why)) => serde_json::json!({"state": "unconfined", "because": why.describe()}),
@@ -329,21 +330,48 @@ fn connects(plan: &Plan, wall: &sandbox::net::Joined) -> Result<Option<exec::Con
     }))
 }
 
+/// A child made ahead (`exec::Ahead`) for a command of this plan behind
+/// this wall, where such a command's confinement starts with its steps
+/// (a mount namespace of its own, the filter stopping `connect`). None
+/// where it does not, or where the child cannot be made: the command is
+/// then confined the ordinary way, which says why if it fails too.
+pub(crate) fn made_ahead(plan: &Plan, wall: &sandbox::net::Joined) -> Option<exec::Ahead> {
+    if !plan.namespace || plan.network != Network::Allowlist {
+        return None;
+    }
+    let connects = connects(plan, wall).ok()??;
+    let seccomp = sandbox::seccomp::kernel_program_stopping_connect().ok()?;
+    exec::Ahead::start(&wall.join, seccomp, connects).ok()
+}
+
 /// The child's confinement for a plan, its ruleset and the session's
 /// wall (or why it cannot be built: the command must not run).
 fn confinement(
     plan: &Plan,
     ruleset: OwnedFd,
-    wall: Option<&sandbox::net::Joined>,
+    mut wall: Option<&mut sandbox::net::Joined>,
 ) -> Result<Confinement, String> {
+    // A child made ahead for the session's commands serves one whose
+    // confinement starts with its steps (its own namespaces inside the
+    // wall's, the filter stopping `connect`): it has the connection to
+    // the session's filter.
+    let ahead = wall
+        .as_mut()
+        .and_then(|w| w.ahead.take())
+        .filter(|_| plan.namespace && plan.network == Network::Allowlist);
+    let wall = wall.as_deref();
     // Where the network is confined, the ways around a network namespace
     // and Landlock (raw, MPTCP, SCTP, packet sockets, io_uring) are shut
     // (with `allowlist` also where the wall could not be set up).
     // Where the session's filter makes the connections, the same filter
     // also stops every `connect` for it.
-    let connects = match wall {
-        Some(w) => connects(plan, w)?,
-        None => None,
+    let connects = match (wall, &ahead) {
+        (Some(_), Some(a)) => Some(
+            a.connects()
+                .map_err(|e| format!("the session's network filter: {e}"))?,
+        ),
+        (Some(w), None) => connects(plan, w)?,
+        (None, _) => None,
     };
     let seccomp = match (plan.network, &connects) {
         (Network::Open, _) => None,
@@ -410,6 +438,7 @@ fn confinement(
         max_file_bytes: Some(plan.max_file_bytes),
         seccomp,
         join,
+        ahead,
     })
 }
 

@@ -467,6 +467,90 @@ fn a_session_whose_owner_ended_is_not_joined() {
     assert_ne!(first["daemon_pid"], second["daemon_pid"], "{second}");
 }
 
+/// The steps every command behind the wall takes (the session's
+/// namespaces joined, mount and PID namespaces of its own, the seccomp
+/// filter) are taken by a child made while the command is judged: the
+/// command starts from it confined as ever, and a child made for a
+/// command that does not run ends with it.
+#[test]
+fn commands_start_from_a_child_made_ahead_and_an_unused_one_ends() {
+    if !landlock_or_skip("wall: made ahead") {
+        return;
+    }
+    let outside = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = outside.local_addr().unwrap().port();
+    let env = walled(json!("allowlist")).with_env("AUTOMODE_SESSION", "ahead");
+    for round in 0..2 {
+        let r = run(&mut env.script(&format!(
+            "grep -E '^(Seccomp|NoNewPrivs):' /proc/self/status > status.{round}; \
+             ps -eo pid=,comm= > ps.{round}; \
+             (echo hi > /dev/tcp/127.0.0.1/{port}) 2>/dev/null; echo $? > tcp.{round}"
+        )));
+        assert_eq!(r.code(), Some(0), "{}", r.stderr());
+        let c = crate::sandbox::last_confinement(&env);
+        assert_eq!(c["made_ahead"], true, "{c}");
+        assert_eq!(c["seccomp"], true, "{c}");
+        assert_eq!(c["no_new_privs"], true, "{c}");
+        assert_eq!(c["processes"], "own", "{c}");
+        assert_eq!(c["network"], "wall", "{c}");
+        assert_eq!(c["connections"], "made by the filter", "{c}");
+        let status = std::fs::read_to_string(env.work.join(format!("status.{round}"))).unwrap();
+        assert!(
+            status.contains("Seccomp:\t2") && status.contains("NoNewPrivs:\t1"),
+            "{status}"
+        );
+        // Only the command's own tree: the namespace's first process,
+        // bash, ps.
+        let ps = std::fs::read_to_string(env.work.join(format!("ps.{round}"))).unwrap();
+        let procs: Vec<(u32, &str)> = ps
+            .lines()
+            .filter_map(|l| {
+                let (pid, comm) = l.trim().split_once(' ')?;
+                Some((pid.parse().ok()?, comm.trim()))
+            })
+            .collect();
+        assert!(procs.contains(&(1, "automode-pid1")), "{ps}");
+        assert!(
+            procs.len() <= 4 && procs.iter().all(|(p, _)| *p < 10),
+            "{ps}"
+        );
+        let tcp = std::fs::read_to_string(env.work.join(format!("tcp.{round}"))).unwrap();
+        assert_ne!(tcp.trim(), "0", "the host's loopback port was reached");
+    }
+    assert_eq!(received_tcp(&outside, Duration::from_millis(500)), None);
+    // A command that does not run (auto mode is off: nothing lifts the
+    // sandbox): the child made for it is gone when the shim returns. No
+    // process is left in the wall's user namespace but the filter's own.
+    let r = run(&mut env.script("AUTOMODE_SANDBOX=off true"));
+    assert_eq!(r.code(), Some(121), "{}", r.stderr());
+    let (_, record) = session_record(&env);
+    let holder = record["holder_pid"].as_i64().unwrap();
+    let ns = |pid: &str| std::fs::read_link(format!("/proc/{pid}/ns/user")).ok();
+    let wall = ns(&holder.to_string()).unwrap();
+    let inside = || -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|p| p.parse::<i64>().is_ok_and(|p| p != holder))
+            .filter(|p| ns(p).as_ref() == Some(&wall))
+            .map(|p| {
+                let comm = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+                format!("{p} {}", comm.trim())
+            })
+            .collect()
+    };
+    // The earlier commands' PID namespaces' first processes end at their
+    // next look (a tenth of a second) once their namespace is empty.
+    let end = std::time::Instant::now() + Duration::from_secs(3);
+    let mut left = inside();
+    while !left.is_empty() && std::time::Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+        left = inside();
+    }
+    assert!(left.is_empty(), "left in the wall: {left:?}");
+}
+
 #[test]
 fn a_background_process_keeps_the_wall_and_gains_nothing() {
     if !landlock_or_skip("wall: background") {

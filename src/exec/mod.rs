@@ -193,6 +193,60 @@ pub struct Confinement {
     pub join: Option<Join>,
     /// The session's filter makes the command's TCP connections.
     pub connects: Option<Connects>,
+    /// A child made ahead (`Ahead`) to start the command from.
+    pub ahead: Option<Ahead>,
+}
+
+/// A child started before the verdict for a command of a session behind
+/// the network wall, so that the steps every such command takes happen
+/// while automode decides rather than after: it joins the session's user
+/// and network namespaces, makes its own mount and PID namespaces, and
+/// installs the seccomp filter that stops `connect` for the session's
+/// filter (which gets its listener). `run` starts the command from it
+/// where the command's confinement has these same steps (`connects`
+/// taken from it); dropped unused, it ends. Nothing of the command runs
+/// in it before the verdict.
+#[derive(Debug)]
+pub struct Ahead {
+    child: unix::Ahead,
+    connects: Connects,
+    /// The namespaces it joins, open while it may still join them.
+    _join: Join,
+}
+
+impl Ahead {
+    /// Start it: `join` the session's namespaces, `connects` the
+    /// connection to the session's filter and its Landlock layer,
+    /// `seccomp` the filter stopping `connect`.
+    pub fn start(
+        join: &Join,
+        seccomp: &'static [libc::sock_filter],
+        connects: Connects,
+    ) -> std::io::Result<Ahead> {
+        let join = Join {
+            user: join.user.try_clone()?,
+            net: join.net.try_clone()?,
+        };
+        let child = unix::start_ahead(
+            join.user.as_fd(),
+            join.net.as_fd(),
+            seccomp,
+            connects.socket.as_fd(),
+        )?;
+        Ok(Ahead {
+            child,
+            connects,
+            _join: join,
+        })
+    }
+
+    /// The command's `connects`: the same connection and layer.
+    pub fn connects(&self) -> std::io::Result<Connects> {
+        Ok(Connects {
+            socket: self.connects.socket.try_clone()?,
+            ruleset: self.connects.ruleset.try_clone()?,
+        })
+    }
 }
 
 /// How the session's network filter makes a command's TCP connections:
@@ -330,6 +384,11 @@ impl Applied {
         self.0 & unix::applied::SECCOMP != 0
     }
     /// Nothing was applied.
+    /// Started from a child made ahead (`Ahead`).
+    pub fn ahead(self) -> bool {
+        self.0 & unix::applied::AHEAD != 0
+    }
+
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
@@ -516,6 +575,7 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
         None => (None, None),
     };
     let stdin = std::io::stdin();
+    let mut ahead = plan.confinement.as_mut().and_then(|c| c.ahead.take());
     let spawned = unix::spawn(unix::SpawnRequest {
         program: &program,
         argv: &argv,
@@ -530,7 +590,9 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
         stderr: err_w.as_ref().map_or(out_w.as_fd(), |w| w.as_fd()),
         sigpipe_default: !unix::caller_ignored_sigpipe(),
         confinement: child_confinement,
+        ahead: ahead.as_mut().map(|a| &mut a.child),
     });
+    drop(ahead);
     drop(out_w);
     drop(err_w);
     drop(devnull);

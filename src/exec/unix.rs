@@ -12,7 +12,7 @@
 use std::ffi::{CString, c_char, c_int};
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, Ordering};
 
 /// Whether our caller had SIGPIPE ignored, read before Rust's runtime sets
 /// it to SIG_IGN for every program.
@@ -280,6 +280,8 @@ pub(crate) mod applied {
     /// Its connects stopped for the session's filter, which has the
     /// listener, and refused to the command itself by Landlock.
     pub(crate) const CONNECTS: u32 = 1 << 9;
+    /// Started from a child made ahead (`Ahead`).
+    pub(crate) const AHEAD: u32 = 1 << 10;
 }
 
 /// What the child needs, prepared before fork so the child only makes raw
@@ -296,6 +298,8 @@ pub(crate) struct SpawnRequest<'a> {
     /// Restore SIGPIPE to SIG_DFL in the child (unless our caller ignored it).
     pub sigpipe_default: bool,
     pub confinement: ChildConfinement<'a>,
+    /// A child made ahead to start the command from, where it fits.
+    pub ahead: Option<&'a mut Ahead>,
 }
 
 /// Why the child could not be started.
@@ -391,27 +395,52 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnEr
         } else {
             std::ptr::null_mut()
         },
+        ahead: false,
     };
     // (The stacks are left uninitialised: the child writes its frames
     // before it reads them, and zeroing 64 KiB cost a page fault for each
     // of its 16 pages; the child touches one or two.)
 
-    // SAFETY: automode is single-threaded when it spawns (the analysis
-    // thread has been joined). With CLONE_VFORK we stay suspended until the
-    // child has called execve or exited, so `child`, `stack`, the argv and
-    // env buffers and `exec_errno` outlive every use the child makes of
-    // them; the child only makes async-signal-safe syscalls on them.
-    let pid = unsafe {
-        libc::clone(
-            child_entry,
-            top.cast(),
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-            (&raw mut child).cast(),
-        )
-    };
-    if pid < 0 {
-        return Err(SpawnError::Os(io::Error::last_os_error()));
+    let ahead = req
+        .ahead
+        .filter(|a| a.fits(&req.confinement))
+        .filter(|a| a.ready());
+    if ahead.is_some() {
+        crate::timing::mark("ahead-ready");
     }
+    let (pid, reaped) = if let Some(a) = ahead {
+        // Hand the command to the child made ahead and wait until it has
+        // started it (or failed), as CLONE_VFORK would.
+        child.ahead = true;
+        a.used = true;
+        applied.store(applied::AHEAD, Ordering::SeqCst);
+        a.shared
+            .request
+            .store((&raw mut child).cast(), Ordering::SeqCst);
+        a.shared.go.store(AHEAD_GO, Ordering::SeqCst);
+        futex_wake(&a.shared.go);
+        let _ = reap(a.pid);
+        (a.pid, true)
+    } else {
+        // SAFETY: automode is single-threaded when it spawns (the
+        // analysis thread has been joined). With CLONE_VFORK we stay
+        // suspended until the child has called execve or exited, so
+        // `child`, `stack`, the argv and env buffers and `exec_errno`
+        // outlive every use the child makes of them; the child only makes
+        // async-signal-safe syscalls on them.
+        let pid = unsafe {
+            libc::clone(
+                child_entry,
+                top.cast(),
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                (&raw mut child).cast(),
+            )
+        };
+        if pid < 0 {
+            return Err(SpawnError::Os(io::Error::last_os_error()));
+        }
+        (pid, false)
+    };
     drop(stack);
     let errno = exec_errno.load(Ordering::SeqCst);
     let started = grandchild.load(Ordering::SeqCst);
@@ -419,7 +448,9 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnEr
         // The child started the command in a PID namespace as our own
         // child (CLONE_PARENT) and exited: reap it; the command is the
         // one we supervise.
-        let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None);
+        if !reaped {
+            let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None);
+        }
         if errno != 0 {
             let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(started), None);
             if let Some(stage) = ConfineStage::of(confine_stage.load(Ordering::SeqCst)) {
@@ -431,13 +462,308 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnEr
     }
     if errno != 0 {
         // Reap the failed child: it has already exited.
-        let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None);
+        if !reaped {
+            let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None);
+        }
         if let Some(stage) = ConfineStage::of(confine_stage.load(Ordering::SeqCst)) {
             return Err(SpawnError::Confine(stage, errno));
         }
         return Err(SpawnError::Exec(errno));
     }
+    if reaped {
+        // The child made ahead ended without starting the command or
+        // saying why (killed).
+        return Err(SpawnError::Os(io::Error::other(
+            "the process made ahead for the command ended before starting it",
+        )));
+    }
     Ok((pid, applied.load(Ordering::SeqCst)))
+}
+
+/// A child started before the verdict, while the supervisor goes on
+/// deciding: it takes the confinement steps that are the same for every
+/// command of the session (joining its user and network namespaces,
+/// making its own mount and PID namespaces, `no_new_privs`, the seccomp
+/// filter with its listener sent to the session's filter), then waits.
+/// `spawn` hands it the command; dropped unused, it ends. It shares our
+/// memory and our descriptors (`CLONE_VM | CLONE_FILES`) until it is
+/// handed the command, then copies the descriptor table; while we run
+/// beside it, it makes only bare system calls on its own stack and on
+/// `AheadShared`, which is never freed.
+pub(crate) struct Ahead {
+    pid: libc::pid_t,
+    shared: &'static AheadShared,
+    /// `spawn` started the command from it (and reaped it).
+    used: bool,
+}
+
+impl std::fmt::Debug for Ahead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ahead")
+            .field("pid", &self.pid)
+            .field("used", &self.used)
+            .finish()
+    }
+}
+
+/// What a child made ahead and the supervisor share.
+struct AheadShared {
+    /// `AHEAD_WAIT`, then `AHEAD_GO` (with `request` set) or `AHEAD_END`.
+    go: AtomicU32,
+    /// The `ChildFds` of the command, set before `AHEAD_GO`.
+    request: AtomicPtr<libc::c_void>,
+    /// `AHEAD_WORKING`, then `AHEAD_READY` or `AHEAD_FAILED`.
+    ready: AtomicU32,
+    parent: libc::pid_t,
+    user: RawFd,
+    net: RawFd,
+    filter: libc::sock_fprog,
+    /// Where the filter's listener goes (the session's filter).
+    listener_to: RawFd,
+}
+
+const AHEAD_WAIT: u32 = 0;
+const AHEAD_GO: u32 = 1;
+const AHEAD_END: u32 = 2;
+const AHEAD_WORKING: u32 = 0;
+const AHEAD_READY: u32 = 1;
+const AHEAD_FAILED: u32 = 2;
+
+/// Start a child ahead (see `Ahead`). The descriptors must stay open
+/// while the `Ahead` lives; `filter` is the seccomp program a command
+/// would install, stopping `connect` for the filter at `listener_to`.
+pub(crate) fn start_ahead(
+    user: BorrowedFd<'_>,
+    net: BorrowedFd<'_>,
+    filter: &'static [libc::sock_filter],
+    listener_to: BorrowedFd<'_>,
+) -> io::Result<Ahead> {
+    let len = u16::try_from(filter.len()).map_err(|_| io::Error::other("filter too long"))?;
+    reset_sigchld();
+    // Nothing in the session's namespaces may read our memory through the
+    // child (it shares it).
+    let _ = nix::sys::prctl::set_dumpable(false);
+    let shared: &'static AheadShared = Box::leak(Box::new(AheadShared {
+        go: AtomicU32::new(AHEAD_WAIT),
+        request: AtomicPtr::new(std::ptr::null_mut()),
+        ready: AtomicU32::new(AHEAD_WORKING),
+        // SAFETY: getpid has no preconditions.
+        parent: unsafe { libc::getpid() },
+        user: user.as_raw_fd(),
+        net: net.as_raw_fd(),
+        filter: libc::sock_fprog {
+            len,
+            filter: filter.as_ptr().cast_mut(),
+        },
+        listener_to: listener_to.as_raw_fd(),
+    }));
+    // Its stack outlives this call (the child runs on it while we go on):
+    // never freed, 64 KiB a command.
+    let stack: &'static mut [std::mem::MaybeUninit<u8>] =
+        Box::leak(Box::new_uninit_slice(CHILD_STACK_BYTES));
+    let end = stack.as_mut_ptr().wrapping_add(CHILD_STACK_BYTES);
+    let top = end.wrapping_sub(end.addr() % 16);
+    // SAFETY: the child runs `ahead_entry` on its own stack and touches
+    // only `shared` (leaked, atomics and plain values) with bare system
+    // calls until we hand it a request and wait for it (`spawn`).
+    let pid = unsafe {
+        libc::clone(
+            ahead_entry,
+            top.cast(),
+            libc::CLONE_VM | libc::CLONE_FILES | libc::SIGCHLD,
+            std::ptr::from_ref(shared).cast_mut().cast(),
+        )
+    };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(Ahead {
+        pid,
+        shared,
+        used: false,
+    })
+}
+
+impl Ahead {
+    /// Wait until its steps are done: true when all succeeded.
+    fn ready(&self) -> bool {
+        loop {
+            let state = self.shared.ready.load(Ordering::SeqCst);
+            if state != AHEAD_WORKING {
+                return state == AHEAD_READY;
+            }
+            futex_wait(&self.shared.ready, AHEAD_WORKING);
+        }
+    }
+
+    /// Can the command with this confinement start from it? Only one
+    /// that joins the session's wall, has its own PID namespace and the
+    /// same filter stopping `connect`.
+    fn fits(&self, conf: &ChildConfinement<'_>) -> bool {
+        conf.join.is_some()
+            && conf.connects.is_some()
+            && conf
+                .namespace
+                .as_ref()
+                .is_some_and(|n| n.own_pids && !n.network_off)
+            && conf.seccomp.is_some_and(|p| {
+                p.len == self.shared.filter.len && std::ptr::eq(p.filter, self.shared.filter.filter)
+            })
+    }
+}
+
+impl Drop for Ahead {
+    fn drop(&mut self) {
+        if self.used {
+            return;
+        }
+        self.shared.go.store(AHEAD_END, Ordering::SeqCst);
+        futex_wake(&self.shared.go);
+        let _ = reap(self.pid);
+    }
+}
+
+/// Wait for `pid` to end and reap it (through `EINTR`).
+fn reap(pid: libc::pid_t) -> nix::Result<nix::sys::wait::WaitStatus> {
+    loop {
+        match nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None) {
+            Err(nix::errno::Errno::EINTR) => {}
+            other => return other,
+        }
+    }
+}
+
+/// Sleep while `word` holds `value` (or until woken).
+fn futex_wait(word: &AtomicU32, value: u32) {
+    // SAFETY: FUTEX_WAIT on a valid, aligned word of memory we share with
+    // the child; a bare call, safe in the child too.
+    unsafe {
+        bare_syscall(
+            libc::SYS_futex,
+            word.as_ptr() as usize,
+            libc::FUTEX_WAIT as usize,
+            value as usize,
+            0,
+        );
+    }
+}
+
+/// Wake whoever sleeps on `word`.
+fn futex_wake(word: &AtomicU32) {
+    // SAFETY: FUTEX_WAKE on a valid, aligned word; a bare call.
+    unsafe {
+        bare_syscall(
+            libc::SYS_futex,
+            word.as_ptr() as usize,
+            libc::FUTEX_WAKE as usize,
+            i32::MAX as usize,
+            0,
+        );
+    }
+}
+
+/// Where a child made ahead starts, on its own stack.
+extern "C" fn ahead_entry(arg: *mut libc::c_void) -> c_int {
+    // SAFETY: `arg` is the leaked `AheadShared` `start_ahead` passed.
+    let s = unsafe { &*arg.cast::<AheadShared>() };
+    // SAFETY: bare system calls on `s` and our stack while the supervisor
+    // runs on; after `AHEAD_GO` it waits for us (as with CLONE_VFORK) and
+    // `request` points to its live `ChildFds`.
+    unsafe {
+        let ok = ahead_steps(s);
+        s.ready.store(
+            if ok { AHEAD_READY } else { AHEAD_FAILED },
+            Ordering::SeqCst,
+        );
+        futex_wake(&s.ready);
+        if !ok {
+            bare_syscall(libc::SYS_exit, 0, 0, 0, 0);
+        }
+        let mut go = s.go.load(Ordering::SeqCst);
+        while go == AHEAD_WAIT {
+            futex_wait(&s.go, AHEAD_WAIT);
+            go = s.go.load(Ordering::SeqCst);
+        }
+        if go != AHEAD_GO {
+            bare_syscall(libc::SYS_exit, 0, 0, 0, 0);
+        }
+        let c = &*s.request.load(Ordering::SeqCst).cast::<ChildFds>();
+        // From here on as a vfork child: the descriptors are ours alone.
+        if libc::unshare(libc::CLONE_FILES) != 0 {
+            child_fail(c.exec_errno);
+        }
+        child_streams(c);
+        confine(c);
+        unblock_and_exec(c)
+    }
+}
+
+/// The steps a child made ahead takes before it waits, in bare system
+/// calls; false at the first that fails (the supervisor then starts the
+/// command the ordinary way, which reports it).
+///
+/// # Safety
+/// Only in the child `start_ahead` made.
+unsafe fn ahead_steps(s: &AheadShared) -> bool {
+    // SAFETY: bare system calls on `s`'s values and static strings.
+    unsafe {
+        if own_session(s.parent) != 0
+            || bare_syscall(
+                libc::SYS_setns,
+                s.user as usize,
+                libc::CLONE_NEWUSER as usize,
+                0,
+                0,
+            ) != 0
+            || bare_syscall(
+                libc::SYS_setns,
+                s.net as usize,
+                libc::CLONE_NEWNET as usize,
+                0,
+                0,
+            ) != 0
+            || bare_syscall(
+                libc::SYS_unshare,
+                (libc::CLONE_NEWNS | libc::CLONE_NEWPID) as usize,
+                0,
+                0,
+                0,
+            ) != 0
+            || bare_syscall5(
+                libc::SYS_mount,
+                0,
+                c"/".as_ptr() as usize,
+                0,
+                (libc::MS_REC | libc::MS_PRIVATE) as usize,
+                0,
+            ) != 0
+            || bare_syscall5(
+                libc::SYS_prctl,
+                libc::PR_SET_NO_NEW_PRIVS as usize,
+                1,
+                0,
+                0,
+                0,
+            ) != 0
+        {
+            return false;
+        }
+        // As `confine_process` installs it (SPEC_ALLOW: see there).
+        let listener = bare_syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER as usize,
+            (libc::SECCOMP_FILTER_FLAG_SPEC_ALLOW | libc::SECCOMP_FILTER_FLAG_NEW_LISTENER)
+                as usize,
+            (&raw const s.filter) as usize,
+            0,
+        );
+        if listener < 0 {
+            return false;
+        }
+        let sent = send_one_fd(s.listener_to, listener as c_int);
+        bare_syscall(libc::SYS_close, listener as usize, 0, 0, 0);
+        sent
+    }
 }
 
 /// Where the cloned child starts, on its own stack.
@@ -474,6 +800,10 @@ struct ChildFds<'a> {
     /// The top of the stack of the PID namespace's first process (never
     /// freed: it outlives us while the command's processes run).
     init_stack: *mut libc::c_void,
+    /// A child made ahead runs this: it has joined the session's
+    /// namespaces, made its mount and PID namespaces, and installed the
+    /// seccomp filter (with `no_new_privs`) already.
+    ahead: bool,
 }
 
 /// The `ifreq` that brings `lo` up.
@@ -499,24 +829,71 @@ unsafe fn child_after_fork(c: &ChildFds<'_>) -> ! {
     // arguments; the caller guarantees the pointers. Signal dispositions
     // are the child's own (no CLONE_SIGHAND).
     unsafe {
+        let started = own_session(c.parent);
+        if started < 0 {
+            c.exec_errno.store(-started as i32, Ordering::SeqCst);
+            libc::_exit(127);
+        }
+        child_streams(c);
+        confine(c);
+        unblock_and_exec(c)
+    }
+}
+
+/// The child's first steps, in bare system calls (a child made ahead
+/// takes them while we run on): SIGSEGV and SIGBUS back to their default,
+/// its own session, SIGKILL when `parent` ends. Returns 0 or `-errno`;
+/// ends the child if the parent already ended.
+///
+/// # Safety
+/// Only in a cloned child.
+unsafe fn own_session(parent: libc::pid_t) -> isize {
+    // SAFETY: system calls on our own stack values.
+    unsafe {
         // Rust's runtime handles SIGSEGV/SIGBUS for stack overflows; in a
         // child sharing our memory, a fault must just end the child.
-        libc::signal(libc::SIGSEGV, libc::SIG_DFL);
-        libc::signal(libc::SIGBUS, libc::SIG_DFL);
-        if libc::setsid() < 0 {
-            child_fail(c.exec_errno);
+        let dfl = KernelSigaction {
+            handler: libc::SIG_DFL,
+            flags: 0,
+            restorer: 0,
+            mask: 0,
+        };
+        for sig in [libc::SIGSEGV, libc::SIGBUS] {
+            bare_syscall(
+                libc::SYS_rt_sigaction,
+                sig as usize,
+                (&raw const dfl) as usize,
+                0,
+                8,
+            );
         }
-        libc::prctl(
-            libc::PR_SET_PDEATHSIG,
-            libc::SIGKILL as libc::c_ulong,
-            0,
+        let sid = bare_syscall(libc::SYS_setsid, 0, 0, 0, 0);
+        if sid < 0 {
+            return sid;
+        }
+        bare_syscall(
+            libc::SYS_prctl,
+            libc::PR_SET_PDEATHSIG as usize,
+            libc::SIGKILL as usize,
             0,
             0,
         );
-        if libc::getppid() != c.parent {
+        if bare_syscall(libc::SYS_getppid, 0, 0, 0, 0) != parent as isize {
             // Our parent died before PDEATHSIG was armed.
-            libc::_exit(125);
+            bare_syscall(libc::SYS_exit, 125, 0, 0, 0);
         }
+        0
+    }
+}
+
+/// The child's pid where its environment wants it, its standard streams,
+/// SIGPIPE and the C library's internal signals as our caller had them.
+///
+/// # Safety
+/// Only in the cloned child, with its own descriptor table.
+unsafe fn child_streams(c: &ChildFds<'_>) {
+    // SAFETY: as for `child_after_fork`.
+    unsafe {
         if let Some((ptr, width)) = c.pid_slot {
             write_decimal(ptr, width, libc::getpid());
         }
@@ -552,8 +929,6 @@ unsafe fn child_after_fork(c: &ChildFds<'_>) -> ! {
                 );
             }
         }
-        confine(c);
-        unblock_and_exec(c)
     }
 }
 
@@ -593,7 +968,9 @@ unsafe fn confine(c: &ChildFds<'_>) {
     // SAFETY: raw syscalls on prepared, NUL-terminated strings and
     // plain structs; nothing allocates or takes a lock.
     unsafe {
-        if let Some((user, net)) = conf.join {
+        if c.ahead {
+            done(applied::JOINED | applied::NAMESPACE);
+        } else if let Some((user, net)) = conf.join {
             if libc::setns(user, libc::CLONE_NEWUSER) != 0
                 || libc::setns(net, libc::CLONE_NEWNET) != 0
             {
@@ -612,25 +989,27 @@ unsafe fn confine(c: &ChildFds<'_>) {
             if ns.own_pids {
                 flags |= libc::CLONE_NEWPID;
             }
-            if libc::unshare(flags) != 0 {
-                fail(ConfineStage::UserNamespace);
-            }
-            if conf.join.is_none()
-                && (!write_all(c"/proc/self/setgroups", b"deny")
-                    || !write_all(c"/proc/self/uid_map", ns.uid_map.as_bytes())
-                    || !write_all(c"/proc/self/gid_map", ns.gid_map.as_bytes()))
-            {
-                fail(ConfineStage::IdMap);
-            }
-            if libc::mount(
-                std::ptr::null(),
-                c"/".as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            ) != 0
-            {
-                fail(ConfineStage::Mounts);
+            if !c.ahead {
+                if libc::unshare(flags) != 0 {
+                    fail(ConfineStage::UserNamespace);
+                }
+                if conf.join.is_none()
+                    && (!write_all(c"/proc/self/setgroups", b"deny")
+                        || !write_all(c"/proc/self/uid_map", ns.uid_map.as_bytes())
+                        || !write_all(c"/proc/self/gid_map", ns.gid_map.as_bytes()))
+                {
+                    fail(ConfineStage::IdMap);
+                }
+                if libc::mount(
+                    std::ptr::null(),
+                    c"/".as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_REC | libc::MS_PRIVATE,
+                    std::ptr::null(),
+                ) != 0
+                {
+                    fail(ConfineStage::Mounts);
+                }
             }
             done(applied::NAMESPACE);
             let bind = |from: &CString, to: &CString| {
@@ -874,13 +1253,17 @@ unsafe fn confine_process(c: &ChildFds<'_>) {
             }
             done(applied::FILE_SIZE);
         }
-        if conf.ruleset.is_some() || conf.seccomp.is_some() {
+        if c.ahead {
+            // Made ahead: `no_new_privs` and the filter, with its listener
+            // sent, are ours already (inherited from the child).
+            done(applied::NO_NEW_PRIVS | applied::SECCOMP);
+        } else if conf.ruleset.is_some() || conf.seccomp.is_some() {
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0 {
                 fail(ConfineStage::NoNewPrivs);
             }
             done(applied::NO_NEW_PRIVS);
         }
-        if let Some(prog) = &conf.seccomp {
+        if let Some(prog) = conf.seccomp.as_ref().filter(|_| !c.ahead) {
             // SPEC_ALLOW: without it the kernel forces the Speculative
             // Store Bypass mitigation on the filtered process (it guards a
             // process against code in its own address space, such as a
@@ -932,7 +1315,8 @@ unsafe fn confine_process(c: &ChildFds<'_>) {
 }
 
 /// Send one descriptor (`SCM_RIGHTS`, one byte of data) on a connected
-/// UNIX socket, with nothing but the stack: callable in the cloned child.
+/// UNIX socket, with nothing but the stack and bare system calls:
+/// callable in the cloned child and in one made ahead.
 ///
 /// # Safety
 /// Only raw syscalls on plain structs; callable in the cloned child.
@@ -964,7 +1348,15 @@ unsafe fn send_one_fd(sock: RawFd, fd: RawFd) -> bool {
         msg.msg_iovlen = 1;
         msg.msg_control = (&raw mut control).cast();
         msg.msg_controllen = std::mem::size_of::<OneFd>() as _;
-        libc::sendmsg(sock, &raw const msg, libc::MSG_NOSIGNAL) == 1
+        // Bare: a child made ahead sends its listener while we run on
+        // (it must not write our `errno`).
+        bare_syscall(
+            libc::SYS_sendmsg,
+            sock as usize,
+            (&raw const msg) as usize,
+            libc::MSG_NOSIGNAL as usize,
+            0,
+        ) == 1
     }
 }
 
@@ -1427,7 +1819,14 @@ const INIT_STACK_BYTES: usize = 16 * 1024;
 /// # Safety
 /// As for the system call `nr` with these arguments.
 #[cfg(target_arch = "x86_64")]
-unsafe fn bare_syscall(nr: libc::c_long, a: usize, b: usize, c: usize, d: usize) -> isize {
+unsafe fn bare_syscall5(
+    nr: libc::c_long,
+    a: usize,
+    b: usize,
+    c: usize,
+    d: usize,
+    e: usize,
+) -> isize {
     let ret: isize;
     // SAFETY: the Linux x86-64 system call convention; the kernel
     // clobbers rcx and r11.
@@ -1439,6 +1838,7 @@ unsafe fn bare_syscall(nr: libc::c_long, a: usize, b: usize, c: usize, d: usize)
             in("rsi") b,
             in("rdx") c,
             in("r10") d,
+            in("r8") e,
             lateout("rcx") _,
             lateout("r11") _,
             options(nostack),
@@ -1452,7 +1852,14 @@ unsafe fn bare_syscall(nr: libc::c_long, a: usize, b: usize, c: usize, d: usize)
 /// # Safety
 /// As for the system call `nr` with these arguments.
 #[cfg(target_arch = "aarch64")]
-unsafe fn bare_syscall(nr: libc::c_long, a: usize, b: usize, c: usize, d: usize) -> isize {
+unsafe fn bare_syscall5(
+    nr: libc::c_long,
+    a: usize,
+    b: usize,
+    c: usize,
+    d: usize,
+    e: usize,
+) -> isize {
     let ret: isize;
     // SAFETY: the Linux aarch64 system call convention.
     unsafe {
@@ -1463,10 +1870,20 @@ unsafe fn bare_syscall(nr: libc::c_long, a: usize, b: usize, c: usize, d: usize)
             in("x1") b,
             in("x2") c,
             in("x3") d,
+            in("x4") e,
             options(nostack),
         );
     }
     ret
+}
+
+/// `bare_syscall5` with four arguments (the fifth register zero).
+///
+/// # Safety
+/// As for the system call `nr` with these arguments.
+unsafe fn bare_syscall(nr: libc::c_long, a: usize, b: usize, c: usize, d: usize) -> isize {
+    // SAFETY: the caller's.
+    unsafe { bare_syscall5(nr, a, b, c, d, 0) }
 }
 
 /// Pid 1 of a command's PID namespace, on its own stack in our memory:

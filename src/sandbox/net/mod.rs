@@ -279,6 +279,9 @@ pub struct Joined {
     pub record: Record,
     /// Where its files are (its refusals).
     pub session: Option<Session>,
+    /// A child made ahead for the command (`exec::Ahead`), started once
+    /// the wall is joined.
+    pub ahead: Option<crate::exec::Ahead>,
 }
 
 /// Join the session's wall, starting its filter first if it is not up.
@@ -357,6 +360,7 @@ fn open(r: &Record) -> Option<Joined> {
         join: crate::exec::Join { user, net },
         record: r.clone(),
         session: None,
+        ahead: None,
     })
 }
 
