@@ -535,34 +535,37 @@ impl Judge {
         // The sandbox's base plan first: the contained tier decides by
         // where it lets the command write.
         let will_run = matches!(req.origin, Origin::Shim { .. });
-        let base = match req.origin {
+        let inputs = match req.origin {
             Origin::Hook => None,
             Origin::Shim { .. } | Origin::Check { .. } => self
                 .kernel
                 .status(self.config.sandbox.mode.value)
                 .enforced()
-                .then(|| self.sandbox_base_loaded(ctx, req.cwd, will_run)),
+                .then(|| self.sandbox_inputs(ctx, req.cwd)),
         };
         // The network wall: joined now for a command that runs (its filter
         // started if this is the session's first), predicted for `check`.
-        let wall = match (&base, req.origin) {
-            (Some((owned, loaded)), Origin::Shim { .. })
-                if loaded.plan().network == sandbox::Network::Allowlist =>
+        // It needs only the settings and the kernel, so it comes before
+        // the plan, and the steps every command behind it takes are taken
+        // by a child made now, while the command is judged (`exec::Ahead`).
+        let wall = match (&inputs, req.origin) {
+            (Some(owned), Origin::Shim { .. })
+                if self.config.sandbox.network.value == sandbox::Network::Allowlist =>
             {
-                let plan = loaded.plan();
-                let mut joined = self.join_wall(ctx, owned, plan.user_namespaces);
-                // The steps every command behind the wall takes, taken by
-                // a child while the command is judged (`exec::Ahead`).
+                let userns = sandbox::user_namespaces_possible();
+                let mut joined = self.join_wall(ctx, owned, userns);
                 if let Ok(j) = &mut joined {
-                    j.ahead = crate::launch::made_ahead(plan, j);
+                    j.ahead = crate::launch::made_ahead(userns, self.kernel.abi, j);
                 }
                 crate::timing::mark("wall-joined");
                 Some(joined)
             }
             _ => None,
         };
-        // The ruleset's opens and rules, while that child works.
-        let base = base.map(|(owned, loaded)| (owned, loaded.finish()));
+        let base = inputs.map(|owned| {
+            let prepared = self.sandbox_plan(&owned, will_run);
+            (owned, prepared)
+        });
         let network_wall = match (&base, &wall) {
             (_, Some(w)) => w.is_ok(),
             (Some((_, p)), None) => {
@@ -812,26 +815,21 @@ impl Judge {
         cwd: &Path,
         will_run: bool,
     ) -> (sandbox::OwnedInputs, sandbox::Prepared) {
-        let (owned, loaded) = self.sandbox_base_loaded(ctx, cwd, will_run);
-        (owned, loaded.finish())
+        let owned = self.sandbox_inputs(ctx, cwd);
+        let prepared = self.sandbox_plan(&owned, will_run);
+        (owned, prepared)
     }
 
-    /// `sandbox_base` before its ruleset is built (from the cache).
-    fn sandbox_base_loaded(
-        &self,
-        ctx: &Context,
-        cwd: &Path,
-        will_run: bool,
-    ) -> (sandbox::OwnedInputs, sandbox::Loaded) {
-        let owned = self.sandbox_inputs(ctx, cwd);
-        let loaded = match (&owned.places.automode_state, will_run) {
+    /// The base plan for these inputs.
+    fn sandbox_plan(&self, owned: &sandbox::OwnedInputs, will_run: bool) -> sandbox::Prepared {
+        let prepared = match (&owned.places.automode_state, will_run) {
             // Only a command that runs may write the cache (`check`
             // changes nothing).
-            (Some(state), true) => sandbox::load_cached(&owned, self.kernel.abi, state),
-            _ => sandbox::Loaded::Built(sandbox::prepare(&owned, self.kernel.abi)),
+            (Some(state), true) => sandbox::prepare_cached(owned, self.kernel.abi, state),
+            _ => sandbox::prepare(owned, self.kernel.abi),
         };
         crate::timing::mark("sandbox-plan");
-        (owned, loaded)
+        prepared
     }
 
     /// How a command with this verdict is confined.

@@ -317,8 +317,8 @@ fn watched(plan: &Plan) -> Vec<PathBuf> {
 /// them but cannot be reached, the command does not run: sockets the
 /// filter handed to the session's earlier commands may be passed to it,
 /// and only the layer keeps such a socket from being connected elsewhere.
-fn connects(plan: &Plan, wall: &sandbox::net::Joined) -> Result<Option<exec::Connects>, String> {
-    if plan.abi < 4 || wall.record.connects.is_empty() {
+fn connects(abi: u32, wall: &sandbox::net::Joined) -> Result<Option<exec::Connects>, String> {
+    if abi < 4 || wall.record.connects.is_empty() {
         return Ok(None);
     }
     let socket = sandbox::net::connects::reach(&wall.record.connects)
@@ -330,16 +330,23 @@ fn connects(plan: &Plan, wall: &sandbox::net::Joined) -> Result<Option<exec::Con
     }))
 }
 
-/// A child made ahead (`exec::Ahead`) for a command of this plan behind
-/// this wall, where such a command's confinement starts with its steps
-/// (a mount namespace of its own, the filter stopping `connect`). None
-/// where it does not, or where the child cannot be made: the command is
-/// then confined the ordinary way, which says why if it fails too.
-pub(crate) fn made_ahead(plan: &Plan, wall: &sandbox::net::Joined) -> Option<exec::Ahead> {
-    if !plan.namespace || plan.network != Network::Allowlist {
+/// A child made ahead (`exec::Ahead`) for a command behind this wall,
+/// where the commands' confinement starts with its steps: user
+/// namespaces can be made (every command then gets a mount namespace of
+/// its own) and the kernel's Landlock handles TCP connects (the filter
+/// stopping `connect`). None where they cannot, or where the child
+/// cannot be made: the command is then confined the ordinary way, which
+/// says why if it fails too. `confinement` checks the command's plan
+/// again before it takes the child.
+pub(crate) fn made_ahead(
+    user_namespaces: bool,
+    abi: u32,
+    wall: &sandbox::net::Joined,
+) -> Option<exec::Ahead> {
+    if !user_namespaces {
         return None;
     }
-    let connects = connects(plan, wall).ok()??;
+    let connects = connects(abi, wall).ok()??;
     let seccomp = sandbox::seccomp::kernel_program_stopping_connect().ok()?;
     exec::Ahead::start(&wall.join, seccomp, connects).ok()
 }
@@ -370,7 +377,7 @@ fn confinement(
             a.connects()
                 .map_err(|e| format!("the session's network filter: {e}"))?,
         ),
-        (Some(w), None) => connects(plan, w)?,
+        (Some(w), None) => connects(plan.abi, w)?,
         (None, _) => None,
     };
     let seccomp = match (plan.network, &connects) {

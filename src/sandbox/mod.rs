@@ -825,46 +825,10 @@ pub fn prepare(inp: &OwnedInputs, abi: u32) -> Prepared {
 /// commands (`cache.rs`): used while every path it was built from is
 /// unchanged, built and stored again otherwise.
 pub fn prepare_cached(inp: &OwnedInputs, abi: u32, state: &Path) -> Prepared {
-    load_cached(inp, abi, state).finish()
-}
-
-/// A base plan, its ruleset built or still to build from the cache's
-/// grants (`finish`): what the plan says is known before the ruleset's
-/// opens and rules are made.
-#[derive(Debug)]
-pub enum Loaded {
-    Cached {
-        plan: Plan,
-        specs: Vec<cache::GrantSpec>,
-        abi: u32,
-    },
-    Built(Prepared),
-}
-
-impl Loaded {
-    pub fn plan(&self) -> &Plan {
-        match self {
-            Loaded::Cached { plan, .. } | Loaded::Built(Prepared { plan, .. }) => plan,
-        }
-    }
-
-    /// The plan with its ruleset.
-    pub fn finish(self) -> Prepared {
-        match self {
-            Loaded::Cached { plan, specs, abi } => {
-                let ruleset = rules::Builder::from_specs(&specs, abi);
-                Prepared { plan, ruleset }
-            }
-            Loaded::Built(p) => p,
-        }
-    }
-}
-
-/// `prepare_cached` up to the ruleset (`Loaded::finish` builds it).
-pub fn load_cached(inp: &OwnedInputs, abi: u32, state: &Path) -> Loaded {
     let store = cache_for(inp, abi, state);
     if let Some((plan, specs)) = store.load(&|k| inp.var(k)) {
-        return Loaded::Cached { plan, specs, abi };
+        let ruleset = rules::Builder::from_specs(&specs, abi);
+        return Prepared { plan, ruleset };
     }
     // What earlier lookups learnt was not witnessed: look again.
     forget_resolved();
@@ -874,7 +838,7 @@ pub fn load_cached(inp: &OwnedInputs, abi: u32, state: &Path) -> Loaded {
         (p, specs)
     });
     forget_resolved();
-    Loaded::Built(prepared)
+    prepared
 }
 
 /// The cache entry for these inputs: keyed by everything the base plan
