@@ -408,7 +408,8 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnEr
     if ahead.is_some() {
         crate::timing::mark("ahead-ready");
     }
-    let (pid, reaped) = if let Some(a) = ahead {
+    let mut from_ahead = None;
+    if let Some(a) = ahead {
         // Hand the command to the child made ahead and wait until it has
         // started it (or failed), as CLONE_VFORK would.
         child.ahead = true;
@@ -420,7 +421,20 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnEr
         a.shared.go.store(AHEAD_GO, Ordering::SeqCst);
         futex_wake(&a.shared.go);
         let _ = reap(a.pid);
-        (a.pid, true)
+        let silent = grandchild.load(Ordering::SeqCst) == 0
+            && exec_errno.load(Ordering::SeqCst) == 0
+            && confine_stage.load(Ordering::SeqCst) == 0;
+        if silent {
+            // It ended without starting the command or saying why
+            // (killed): nothing ran; start it the ordinary way.
+            child.ahead = false;
+            applied.store(0, Ordering::SeqCst);
+        } else {
+            from_ahead = Some((a.pid, true));
+        }
+    }
+    let (pid, reaped) = if let Some(started) = from_ahead {
+        started
     } else {
         // SAFETY: automode is single-threaded when it spawns (the
         // analysis thread has been joined). With CLONE_VFORK we stay
@@ -469,13 +483,6 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnEr
             return Err(SpawnError::Confine(stage, errno));
         }
         return Err(SpawnError::Exec(errno));
-    }
-    if reaped {
-        // The child made ahead ended without starting the command or
-        // saying why (killed).
-        return Err(SpawnError::Os(io::Error::other(
-            "the process made ahead for the command ended before starting it",
-        )));
     }
     Ok((pid, applied.load(Ordering::SeqCst)))
 }

@@ -1439,6 +1439,13 @@ pub fn roots_holding_home(
 /// stopped by a sysctl or an AppArmor policy; the attempt in the child is
 /// the real test, this only avoids a doomed one.)
 pub fn user_namespaces_possible() -> bool {
+    // Read once a process (three files of /proc/sys, asked twice a
+    // command).
+    static POSSIBLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *POSSIBLE.get_or_init(user_namespaces_sysctls)
+}
+
+fn user_namespaces_sysctls() -> bool {
     let read = |p: &str| crate::procfs::read(p).map(|s| s.trim().to_string());
     if read("/proc/sys/user/max_user_namespaces").as_deref() == Some("0") {
         return false;
