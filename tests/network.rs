@@ -13,6 +13,9 @@ use serde_json::{Value, json};
 
 use crate::support::{Env, Kill, KillOnDrop, helper, landlock_or_skip, run};
 
+/// The shim's exit code for a command it did not run.
+const BLOCKED: i32 = 121;
+
 fn write(env: &Env, name: &str, text: &str) {
     std::fs::write(env.work.join(name), text).unwrap();
 }
@@ -522,7 +525,7 @@ fn commands_start_from_a_child_made_ahead_and_an_unused_one_ends() {
     // sandbox): the child made for it is gone when the shim returns. No
     // process is left in the wall's user namespace but the filter's own.
     let r = run(&mut env.script("AUTOMODE_SANDBOX=off true"));
-    assert_eq!(r.code(), Some(121), "{}", r.stderr());
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
     let (_, record) = session_record(&env);
     let holder = record["holder_pid"].as_i64().unwrap();
     let ns = |pid: &str| std::fs::read_link(format!("/proc/{pid}/ns/user")).ok();
@@ -622,7 +625,7 @@ fn where_user_namespaces_are_refused_the_wall_says_so_and_require_refuses() {
         r#"{"autoMode": {"enabled": false}, "sandbox": {"mode": "require", "network": "allowlist"}}"#,
     );
     let r = run(&mut via(&env, &[&shim(&env), "-c", &probe]));
-    assert_eq!(r.code(), Some(121), "{}", r.stderr());
+    assert_eq!(r.code(), Some(BLOCKED), "{}", r.stderr());
     assert!(
         r.stderr().contains("network wall cannot be set up"),
         "{}",

@@ -383,12 +383,11 @@ impl Applied {
     pub fn seccomp(self) -> bool {
         self.0 & unix::applied::SECCOMP != 0
     }
-    /// Nothing was applied.
     /// Started from a child made ahead (`Ahead`).
     pub fn ahead(self) -> bool {
         self.0 & unix::applied::AHEAD != 0
     }
-
+    /// Nothing was applied.
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
