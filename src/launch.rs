@@ -371,7 +371,7 @@ fn confinement(
     // and Landlock (raw, MPTCP, SCTP, packet sockets, io_uring) are shut
     // (with `allowlist` also where the wall could not be set up).
     // Where the session's filter makes the connections, the same filter
-    // also stops every `connect` for it.
+    // also stops every IP `connect` for it.
     let connects = match (wall, &ahead) {
         (Some(_), Some(a)) => Some(
             a.connects()

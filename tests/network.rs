@@ -277,7 +277,8 @@ fn a_host_loopback_service_is_reached_only_on_a_listed_port() {
 /// that socket goes nowhere else: not connected again, not by TCP Fast
 /// Open from a send, and, once a race that swaps the descriptor and the
 /// address has disconnected it, neither connected by the same race (the
-/// Landlock layer) nor made to listen (the filter).
+/// Landlock layer) nor made to listen (the filter), nor connected with an
+/// address length the seccomp filter leaves to the kernel (Landlock).
 #[test]
 fn a_socket_the_filter_hands_in_reaches_nothing_else() {
     if !landlock_or_skip("wall: handed-in sockets") {
@@ -361,6 +362,18 @@ for i in range(5000):
         break
 state["done"] = True
 print("race", raced)
+# A length only a local socket's address has (110, `sockaddr_un`): the
+# seccomp filter leaves such a connect to the kernel, where the Landlock
+# layer refuses a TCP connect from the handed-in socket and from a fresh
+# one alike.
+long = ctypes.create_string_buffer(110)
+ctypes.memmove(long, inet, 16)
+def long_connect(fd):
+    if libc.connect(fd, long, 110) != 0:
+        raise OSError(ctypes.get_errno(), "connect")
+attempt("long", lambda: long_connect(s.fileno()))
+fresh_socket = socket.socket()
+attempt("long fresh", lambda: long_connect(fresh_socket.fileno()))
 "#
         ),
     );
@@ -380,9 +393,20 @@ print("race", raced)
         "the service sees the command's own socket: {out}"
     );
     assert!(out.contains("disconnected by the race True"), "{out}");
-    for attempt in ["reconnect", "fastopen", "fresh", "listen", "race"] {
+    for attempt in [
+        "reconnect",
+        "fastopen",
+        "fresh",
+        "listen",
+        "race",
+        "long",
+        "long fresh",
+    ] {
         assert!(out.contains(&format!("{attempt} refused")), "{out}");
     }
+    // Refused by the Landlock layer itself (EACCES), not by a bad call.
+    assert!(out.contains("long refused 13\n"), "{out}");
+    assert!(out.contains("long fresh refused 13\n"), "{out}");
     assert_eq!(
         received_tcp(&outside, Duration::from_millis(500)),
         None,

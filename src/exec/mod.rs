@@ -250,7 +250,7 @@ impl Ahead {
 }
 
 /// How the session's network filter makes a command's TCP connections:
-/// every `connect` stops for it (the seccomp filter, `Confinement::
+/// every `connect` that may be an IP one stops for it (the seccomp filter, `Confinement::
 /// seccomp`, returns `SECCOMP_RET_USER_NOTIF` for it and is installed
 /// with a listener, which goes to the filter over `socket`) and a
 /// Landlock layer (`ruleset`) refuses the command any TCP connect of its

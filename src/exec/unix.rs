@@ -169,7 +169,7 @@ pub(crate) struct ChildConfinement<'a> {
 }
 
 /// How the session's filter makes a command's connections: the seccomp
-/// filter stops every `connect` for it (installed with a listener, which
+/// filter stops every IP `connect` for it (installed with a listener, which
 /// goes to the filter over `socket`), and a Landlock layer that handles
 /// TCP connects and allows none keeps the command from making any
 /// itself.

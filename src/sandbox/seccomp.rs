@@ -266,9 +266,21 @@ fn for_kernel(p: &[seccompiler::sock_filter]) -> Vec<libc::sock_filter> {
 }
 
 /// The filter of a command whose connections the session's filter
-/// makes: the same, and every `connect` and `listen` stops for that
-/// filter (`SECCOMP_RET_USER_NOTIF`; the child installs it with a
-/// listener).
+/// makes: the same, and `listen` and every `connect` that may be an IP
+/// one stop for that filter (`SECCOMP_RET_USER_NOTIF`; the child
+/// installs it with a listener).
+///
+/// Which connects stop is read from the address's length, the one
+/// argument a filter can see: an IP address is 16 to 28 bytes (IPv4,
+/// IPv6) and a caller may pass up to 128 (a `sockaddr_storage`); a local
+/// socket's is at most 110 (`sockaddr_un`). So a connect of 29 to 110
+/// bytes (glibc's `nscd` and user-database probes, D-Bus, most local
+/// sockets) or under 16 goes straight to the kernel, without a round
+/// trip to the filter on every user lookup. Nothing is widened by that:
+/// the filter would let a local socket's connect through anyway; an IP
+/// connect given such a length is the kernel's, inside the wall, where
+/// the Landlock layer refuses every TCP connect the command makes itself
+/// (a UDP connect is what the filter would make there too).
 /// One filter rather than two: the kernel converts and compiles each
 /// filter a command gets, on every command.
 pub fn kernel_program_stopping_connect() -> Result<&'static [libc::sock_filter], String> {
@@ -282,13 +294,21 @@ pub fn kernel_program_stopping_connect() -> Result<&'static [libc::sock_filter],
             // load it).
             const BPF_LD_W_ABS: u16 = 0x20;
             const BPF_JEQ_K: u16 = 0x05 | 0x10;
+            const BPF_JGE_K: u16 = 0x05 | 0x30;
             const BPF_RET_K: u16 = 0x06;
             let ins = |code: u16, jt: u8, jf: u8, k: u32| libc::sock_filter { code, jt, jf, k };
+            // Relative jumps: to `NOTIFY` (index 7) or to the reload of
+            // the call's number (index 8) the rest of the program reads.
             let stop = [
-                ins(BPF_LD_W_ABS, 0, 0, 0),
-                ins(BPF_JEQ_K, 1, 0, libc::SYS_connect as u32),
-                ins(BPF_JEQ_K, 0, 1, libc::SYS_listen as u32),
-                ins(BPF_RET_K, 0, 0, libc::SECCOMP_RET_USER_NOTIF),
+                /* 0 */ ins(BPF_LD_W_ABS, 0, 0, 0),
+                /* 1 */ ins(BPF_JEQ_K, 5, 0, libc::SYS_listen as u32),
+                /* 2 */ ins(BPF_JEQ_K, 0, 5, libc::SYS_connect as u32),
+                /* 3 */ ins(BPF_LD_W_ABS, 0, 0, ADDRLEN_OFFSET),
+                /* 4 */ ins(BPF_JGE_K, 2, 0, MAX_LOCAL_ADDRLEN + 1),
+                /* 5 */ ins(BPF_JGE_K, 2, 0, MAX_IP_ADDRLEN + 1),
+                /* 6 */ ins(BPF_JGE_K, 0, 1, MIN_IP_ADDRLEN),
+                /* 7 */ ins(BPF_RET_K, 0, 0, libc::SECCOMP_RET_USER_NOTIF),
+                /* 8 */ ins(BPF_LD_W_ABS, 0, 0, 0),
             ];
             let at = ARCH_CHECK_LEN + X32_GUARD_LEN;
             if p.len() < at {
@@ -300,6 +320,21 @@ pub fn kernel_program_stopping_connect() -> Result<&'static [libc::sock_filter],
         .as_deref()
         .map_err(Clone::clone)
 }
+
+/// Where `connect`'s third argument (the address's length, a 32-bit
+/// `socklen_t`) lies in `seccomp_data`: after the number, the arch and the
+/// instruction pointer, the third 64-bit argument, its low half.
+#[cfg(target_endian = "little")]
+const ADDRLEN_OFFSET: u32 = 16 + 2 * 8;
+#[cfg(target_endian = "big")]
+const ADDRLEN_OFFSET: u32 = 16 + 2 * 8 + 4;
+/// The shortest IP address `connect` takes (`sockaddr_in`).
+const MIN_IP_ADDRLEN: u32 = 16;
+/// The longest exact IP address (`sockaddr_in6`).
+const MAX_IP_ADDRLEN: u32 = 28;
+/// The longest local socket address (`sockaddr_un`); anything longer may
+/// be an IP address in a `sockaddr_storage`.
+const MAX_LOCAL_ADDRLEN: u32 = 110;
 
 /// The instructions of seccompiler's arch check at the program's start.
 const ARCH_CHECK_LEN: usize = 3;
@@ -547,10 +582,39 @@ mod tests {
     fn the_connect_stopping_filter_is_the_same_but_for_connect_and_listen() {
         let plain = kernel_program().unwrap();
         let prog = kernel_program_stopping_connect().unwrap();
-        for nr in [libc::SYS_connect, libc::SYS_listen] {
+        let notify = libc::SECCOMP_RET_USER_NOTIF;
+        let connect = |len: u64| {
+            run(
+                prog,
+                ARCH_X86_64,
+                libc::SYS_connect as u32,
+                [3, 0, len, 0, 0, 0],
+            )
+        };
+        // Every length an IP address may have stops; a local socket's
+        // usual ones go on as the plain filter decides them.
+        for len in [16, 24, 28, 111, 128, 0xffff_ffff] {
+            assert_eq!(connect(len), notify, "{len}");
+        }
+        let plain_connect = run(
+            plain,
+            ARCH_X86_64,
+            libc::SYS_connect as u32,
+            [3, 0, 0, 0, 0, 0],
+        );
+        assert_ne!(plain_connect, notify);
+        for len in [0, 2, 15, 29, 30, 44, 110, 0x1_0000_006e] {
+            assert_eq!(connect(len), plain_connect, "{len}");
+        }
+        for len in [0, 16, 110] {
             assert_eq!(
-                run(prog, ARCH_X86_64, nr as u32, [3, 0, 16, 0, 0, 0]),
-                libc::SECCOMP_RET_USER_NOTIF
+                run(
+                    prog,
+                    ARCH_X86_64,
+                    libc::SYS_listen as u32,
+                    [3, len, 0, 0, 0, 0]
+                ),
+                notify
             );
         }
         // Every other call, with the arguments the first test uses, as
