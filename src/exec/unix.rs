@@ -527,59 +527,6 @@ struct AheadShared {
     filter: libc::sock_fprog,
     /// Where the filter's listener goes (the session's filter).
     listener_to: RawFd,
-    /// Whether the child, ready, spins a while for the hand-over before
-    /// it sleeps (`spin_until`): only with two processors or more to run
-    /// on (with one it would take the supervisor's).
-    spin: bool,
-}
-
-/// How long a child made ahead, ready, spins waiting for the hand-over
-/// before it sleeps on the futex. Waking a sleeping process on another
-/// processor costs tens of microseconds, more on a virtual machine whose
-/// idle processor the host has descheduled; a local verdict usually
-/// comes within this of the child being ready (a classifier's does not:
-/// the child then sleeps as before). The supervisor itself does not spin
-/// for the command's start: it would hold the processor the command's
-/// first process and the command are started on (measured slower).
-const SPIN_NANOS: i64 = 1_000_000;
-
-/// Spin, up to `SPIN_NANOS`, until `done` says so; true if it did. Only
-/// the vDSO's clock and loads: callable in a child made ahead.
-fn spin_until(done: impl Fn() -> bool) -> bool {
-    let now = || {
-        let mut t = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: clock_gettime writes the timespec we pass; with the
-        // monotonic clock it is answered by the vDSO, with no errno
-        // (it cannot fail).
-        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
-        t.tv_sec * 1_000_000_000 + t.tv_nsec
-    };
-    let until = now() + SPIN_NANOS;
-    loop {
-        for _ in 0..64 {
-            if done() {
-                return true;
-            }
-            std::hint::spin_loop();
-        }
-        if now() > until {
-            return done();
-        }
-    }
-}
-
-/// Whether this process may run on two processors or more (its affinity
-/// mask: one system call).
-fn processors_for_two() -> bool {
-    // SAFETY: a zeroed cpu_set_t is valid; sched_getaffinity fills it.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0
-            && libc::CPU_COUNT(&set) >= 2
-    }
 }
 
 const AHEAD_WAIT: u32 = 0;
@@ -616,7 +563,6 @@ pub(crate) fn start_ahead(
             filter: filter.as_ptr().cast_mut(),
         },
         listener_to: listener_to.as_raw_fd(),
-        spin: processors_for_two(),
     }));
     // Its stack outlives this call (the child runs on it while we go on):
     // never freed, 64 KiB a command.
@@ -739,9 +685,6 @@ extern "C" fn ahead_entry(arg: *mut libc::c_void) -> c_int {
         futex_wake(&s.ready);
         if !ok {
             bare_syscall(libc::SYS_exit, 0, 0, 0, 0);
-        }
-        if s.spin {
-            spin_until(|| s.go.load(Ordering::Acquire) != AHEAD_WAIT);
         }
         let mut go = s.go.load(Ordering::SeqCst);
         while go == AHEAD_WAIT {
