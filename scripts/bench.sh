@@ -9,6 +9,8 @@
 #        phase by phase (bench_phases.py)
 #        scripts/bench.sh --launcher [ROUNDS]: what a command's own namespaces
 #        cost from a launcher already confined (launcher-experiment.c)
+#        scripts/bench.sh --ab OTHER [--rounds N]: this tree's build against
+#        another automode binary, pair by pair (bench_ab.py)
 set -eu
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --launcher ]; then
@@ -29,6 +31,11 @@ ln -s automode "$tmp/bash"
 if [ "${1:-}" = --network ]; then
     shift
     python3 scripts/bench_network.py --shim "$tmp/bash" "$@"
+elif [ "${1:-}" = --ab ]; then
+    shift
+    other=$1
+    shift
+    python3 scripts/bench_ab.py "$tmp/automode" "$other" "$@"
 elif [ "${1:-}" = --phases ]; then
     shift
     python3 scripts/bench_phases.py --shim "$tmp/bash" "$@"
