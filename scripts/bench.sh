@@ -9,10 +9,23 @@
 #        phase by phase (bench_phases.py)
 #        scripts/bench.sh --launcher [ROUNDS]: what a command's own namespaces
 #        cost from a launcher already confined (launcher-experiment.c)
+#        scripts/bench.sh --floor [ROUNDS]: what any process's start costs
+#        here (one CPUID; a static glibc program against a bare exit)
 #        scripts/bench.sh --ab OTHER [--rounds N]: this tree's build against
 #        another automode binary, pair by pair (bench_ab.py)
 set -eu
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --floor ]; then
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/automode-floor.XXXXXX")
+    trap 'rm -rf "$dir"' EXIT INT TERM
+    cc -O2 -Wall -o "$dir/floor" scripts/startup-floor.c
+    printf 'int main(void) { return 0; }\n' > "$dir/nop.c"
+    cc -O2 -static -o "$dir/nop" "$dir/nop.c"
+    printf '.globl _start\n_start:\n mov $60, %%eax\n xor %%edi, %%edi\n syscall\n' > "$dir/exit.s"
+    cc -nostdlib -static -o "$dir/exit" "$dir/exit.s"
+    "$dir/floor" "${2:-400}" "$dir/nop" "$dir/exit"
+    exit
+fi
 if [ "${1:-}" = --launcher ]; then
     out=$(mktemp "${TMPDIR:-/tmp}/automode-launcher.XXXXXX")
     trap 'rm -f "$out"' EXIT INT TERM
