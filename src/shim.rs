@@ -182,15 +182,15 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
         rec.sandbox_warned();
     }
 
-    // 6. The decision record, before the command starts.
-    rec.decision(&decided, true);
-    timing::mark("recorded");
-
-    // 7. Run it; the session's count is written while it starts (never
-    //    waiting on a lock while the child runs).
+    // 6. Run it. The decision record and the session's count are written
+    //    once it has started, while its process starts on another
+    //    processor (the count never waits on a lock while the child
+    //    runs); a command that never started gets its decision record
+    //    after.
     let mut argv = vec![ctx.argv0.clone()];
     argv.extend(inv.real_shell_args(OsStr::from_bytes(&script_text)));
     let mut counted = false;
+    let mut recorded = false;
     let (exit, outcome, enforced) = launch::supervise(
         ctx,
         Launch {
@@ -211,10 +211,19 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
                     .map(Path::new),
             },
         },
-        &mut || counted = rec.count(&decided, state::NO_WAIT),
+        &mut || {
+            rec.decision(&decided, true);
+            recorded = true;
+            timing::mark("recorded");
+            counted = rec.count(&decided, state::NO_WAIT);
+        },
     );
 
-    // 8. The outcome record (and the count, if its lock was busy).
+    // 7. The outcome record (and the decision and the count, if they
+    //    were not written at the start).
+    if !recorded {
+        rec.decision(&decided, true);
+    }
     if !counted {
         rec.count(&decided, state::SHIM_LOCK_WAIT);
     }

@@ -449,6 +449,13 @@ fn a_command_that_cannot_reach_the_connection_filter_does_not_run() {
         r.stderr()
     );
     assert!(!env.work.join("ran").exists(), "the command ran");
+    // Its decision is on record all the same (written at the start for a
+    // command that starts, after it for one that never did), with an
+    // outcome that says it did not start.
+    let log = run(env.automode().args(["log", "--json", "-n", "1"]));
+    let last: Value = serde_json::from_str(log.stdout().trim()).unwrap();
+    assert_eq!(last["script"], "touch ran", "{last}");
+    assert_eq!(last["outcome"]["confinement"]["state"], "not-started", "{last}");
 }
 
 /// The session's network record: its path and what it says.
