@@ -8,7 +8,8 @@
 #        scripts/bench.sh --phases [--rounds N]: where the shim's start goes,
 #        phase by phase (bench_phases.py)
 #        scripts/bench.sh --launcher [ROUNDS]: what a command's own namespaces
-#        cost from a launcher already confined (launcher-experiment.c)
+#        cost from a launcher already confined, and joining ones made
+#        ahead (launcher-experiment.c)
 #        scripts/bench.sh --floor [ROUNDS]: what any process's start costs
 #        here (one CPUID; a static glibc program against a bare exit)
 #        scripts/bench.sh --ab OTHER [--rounds N]: this tree's build against

@@ -12,7 +12,10 @@
 // `bash -c true` from the parent, it starts the same command four ways:
 // with Landlock only; in a mount namespace of its own; in a PID and mount
 // namespace of its own (with the PID namespace's first process); and with
-// that namespace's /proc mounted, as automode does. Medians, in µs.
+// that namespace's /proc mounted, as automode does; and joining a PID and
+// mount namespace with its /proc that was made ahead, off the clock (as a
+// session's filter could make the next command's between commands).
+// Medians, in µs.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -38,26 +41,69 @@ static int rs_fd=-1;
 // unshares the namespaces, starts the namespace's first process (which
 // outlives the command) and the command, both as the launcher's children
 // (CLONE_PARENT), and exits; the launcher times the command to its end.
+// The namespaces' first process: reap, and end once no other process is
+// left in the namespace (looked at every 100 ms), as automode's; never
+// later than 5 s.
+static void first_process(void){
+  int seen=0,idle=0;
+  for(int look=0;look<50;look++){
+    while(waitpid(-1,NULL,WNOHANG)>0);
+    if(kill(-1,0)==0) seen=1;
+    else if(++idle>20||seen) _exit(0);
+    usleep(100000);
+  }
+  _exit(0);
+}
+// A PID and mount namespace made ahead, with its /proc: its first
+// process's namespaces, held open (pid, mnt); off the clock.
+static void make_slot(int ns[2]){
+  int ready[2], told[2];
+  if(pipe(ready)||pipe(told)) exit(1);
+  pid_t x=fork();
+  if(x==0){
+    if(unshare(CLONE_NEWNS|CLONE_NEWPID)) _exit(97);
+    pid_t init=syscall(SYS_clone,CLONE_PARENT|SIGCHLD,0,0,0,0);
+    if(init==0){
+      if(mount("proc","/proc","proc",MS_NOSUID|MS_NODEV|MS_NOEXEC,NULL)) _exit(98);
+      if(write(ready[1],"r",1)!=1) _exit(99);
+      first_process();
+    }
+    if(write(told[1],&init,sizeof init)!=sizeof init) _exit(89);
+    _exit(0);
+  }
+  close(ready[1]); close(told[1]);
+  int st; waitpid(x,&st,0);
+  pid_t init; char c;
+  if(read(told[0],&init,sizeof init)!=sizeof init||read(ready[0],&c,1)!=1){fprintf(stderr,"no slot\n"); exit(1);}
+  close(ready[0]); close(told[0]);
+  char path[64];
+  snprintf(path,64,"/proc/%d/ns/pid",init); ns[0]=open(path,O_RDONLY|O_CLOEXEC);
+  snprintf(path,64,"/proc/%d/ns/mnt",init); ns[1]=open(path,O_RDONLY|O_CLOEXEC);
+  if(ns[0]<0||ns[1]<0){perror("slot");exit(1);}
+}
 static double run(int mode){
-  int pids[2];
+  int pids[2], ns[2]={-1,-1};
   if(pipe(pids)) exit(1);
+  if(mode==5) make_slot(ns);
   double t0=now();
   pid_t p=fork();
   if(p==0){
+    if(mode==5){
+      // Join the namespaces made ahead; the command is their second
+      // process, the launcher's child.
+      if(setns(ns[1],CLONE_NEWNS)||setns(ns[0],CLONE_NEWPID)) _exit(88);
+      pid_t c=syscall(SYS_clone,CLONE_PARENT|SIGCHLD,0,0,0,0);
+      if(c==0){
+        if(syscall(SYS_landlock_restrict_self,rs_fd,0)) _exit(94);
+        execve("/usr/bin/bash",argv_,envp_); _exit(92);
+      }
+      if(write(pids[1],&c,sizeof c)!=sizeof c) _exit(89);
+      _exit(0);
+    }
     if(mode==1||mode==4){
       if(unshare(CLONE_NEWNS|CLONE_NEWPID)) _exit(90);
       pid_t init=syscall(SYS_clone,CLONE_PARENT|SIGCHLD,0,0,0,0);
-      if(init==0){
-        // As automode's: reap, and end once no other process is left in
-        // the namespace (looked at every 100 ms).
-        int seen=0,idle=0;
-        for(;;){
-          while(waitpid(-1,NULL,WNOHANG)>0);
-          if(kill(-1,0)==0) seen=1;
-          else if(++idle>20||seen) _exit(0);
-          usleep(100000);
-        }
-      }
+      if(init==0) first_process();
       pid_t c=syscall(SYS_clone,CLONE_PARENT|SIGCHLD,0,0,0,0);
       if(c==0){
         if(mode==1&&mount("proc","/proc","proc",MS_NOSUID|MS_NODEV|MS_NOEXEC,NULL)) _exit(91);
@@ -74,12 +120,13 @@ static double run(int mode){
   close(pids[1]);
   int st; waitpid(p,&st,0);
   pid_t cmd=p;
-  if(mode==1||mode==4){
+  if(mode==1||mode==4||mode==5){
     if(read(pids[0],&cmd,sizeof cmd)!=sizeof cmd) {fprintf(stderr,"mode %d: no command\n",mode); exit(1);}
     if(waitpid(cmd,&st,0)<0) {perror("waitpid"); exit(1);}
   }
   double t=now()-t0;
   close(pids[0]);
+  if(ns[0]>=0){close(ns[0]); close(ns[1]);}
   if(!WIFEXITED(st)||WEXITSTATUS(st)) {fprintf(stderr,"mode %d failed %d\n",mode,WEXITSTATUS(st)); exit(1);}
   // The namespace's first process ends after the command (off the clock).
   while(waitpid(-1,NULL,WNOHANG)>0);
@@ -114,7 +161,7 @@ static void confine(void){
 }
 int main(int argc,char**argv){
   int n=argc>1?atoi(argv[1]):300;
-  double *a=malloc(n*sizeof(double)),*b=malloc(n*sizeof(double)),*d=malloc(n*sizeof(double)),*e=malloc(n*sizeof(double)),*h=malloc(n*sizeof(double));
+  double *a=malloc(n*sizeof(double)),*b=malloc(n*sizeof(double)),*d=malloc(n*sizeof(double)),*e=malloc(n*sizeof(double)),*h=malloc(n*sizeof(double)),*k=malloc(n*sizeof(double));
   // The launcher: a child that confines itself once, then starts a command
   // each time it is asked, and answers how long that took.
   int ask[2],answer[2];
@@ -134,12 +181,14 @@ int main(int argc,char**argv){
     if(write(ask[1],"2",1)!=1||read(answer[0],&d[i],sizeof d[i])!=sizeof d[i]) return 1;
     if(write(ask[1],"3",1)!=1||read(answer[0],&e[i],sizeof e[i])!=sizeof e[i]) return 1;
     if(write(ask[1],"4",1)!=1||read(answer[0],&h[i],sizeof h[i])!=sizeof h[i]) return 1;
+    if(write(ask[1],"5",1)!=1||read(answer[0],&k[i],sizeof k[i])!=sizeof k[i]) return 1;
   }
   close(ask[1]); wait(NULL);
-  qsort(a,n,sizeof(double),cmp); qsort(b,n,sizeof(double),cmp); qsort(d,n,sizeof(double),cmp); qsort(e,n,sizeof(double),cmp); qsort(h,n,sizeof(double),cmp);
+  qsort(a,n,sizeof(double),cmp); qsort(b,n,sizeof(double),cmp); qsort(d,n,sizeof(double),cmp); qsort(e,n,sizeof(double),cmp); qsort(h,n,sizeof(double),cmp); qsort(k,n,sizeof(double),cmp);
   printf("plain fork and exec of bash -c true:       %5.0f\nfrom the launcher, PID and mount ns, /proc: %5.0f (+%.0f)\n",a[n/2],b[n/2],b[n/2]-a[n/2]);
   printf("from the launcher, Landlock only:           %5.0f (+%.0f)\n",d[n/2],d[n/2]-a[n/2]);
   printf("from the launcher, a mount ns of its own:   %5.0f (+%.0f)\n",e[n/2],e[n/2]-a[n/2]);
   printf("from the launcher, PID and mount ns:        %5.0f (+%.0f)\n",h[n/2],h[n/2]-a[n/2]);
+  printf("joining PID and mount ns made ahead, /proc: %5.0f (+%.0f)\n",k[n/2],k[n/2]-a[n/2]);
   return 0;
 }
