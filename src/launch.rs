@@ -42,14 +42,27 @@ pub struct Launch<'a> {
     pub command_id: &'a str,
 }
 
+/// When `supervise` hands control to the caller's bookkeeping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moment {
+    /// Just before a start is tried. `reachable`: the command's
+    /// processes could signal this process (no PID namespace of their
+    /// own), so what must be on record whatever they do is written now.
+    BeforeStart { reachable: bool },
+    /// The command is running (its `execve` done): bookkeeping here
+    /// overlaps its start on another processor.
+    Started,
+}
+
 /// Run under supervision and report how it ended, with what was
 /// enforced for the command (for the audit's outcome record: what the
-/// child reported it applied, or why it ran unconfined). `on_start` runs
-/// once the command is running (bookkeeping that can overlap its start).
+/// child reported it applied, or why it ran unconfined). `on` is told
+/// each `Moment`; `BeforeStart` may come twice (a start retried
+/// without the namespaces), `Started` comes at most once.
 pub fn supervise(
     ctx: &Context,
     launch: Launch<'_>,
-    on_start: &mut dyn FnMut(),
+    on: &mut dyn FnMut(Moment),
 ) -> (Exit, Option<Outcome>, serde_json::Value) {
     let Launch {
         program,
@@ -157,10 +170,18 @@ pub fn supervise(
             exec_plan.env.push((OsString::from(k), OsString::from(v)));
         }
         crate::timing::mark("confinement-ready");
+        let own_pids = exec_plan
+            .confinement
+            .as_ref()
+            .and_then(|c| c.namespace.as_ref())
+            .is_some_and(|n| n.own_pids);
+        on(Moment::BeforeStart {
+            reachable: !own_pids,
+        });
         let result = exec::run(&mut exec_plan, &mut || {
             crate::timing::mark("command-started");
             sandbox::rules::release_held();
-            on_start();
+            on(Moment::Started);
         });
         crate::timing::mark("command-ended");
         if let Some(p) = &plan_now {

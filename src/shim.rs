@@ -182,11 +182,13 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
         rec.sandbox_warned();
     }
 
-    // 6. Run it. The decision record and the session's count are written
-    //    once it has started, while its process starts on another
-    //    processor (the count never waits on a lock while the child
-    //    runs); a command that never started gets its decision record
-    //    after.
+    // 6. Run it. The decision record is written before the start where
+    //    the command's processes could kill this one (no PID namespace
+    //    of their own: `kill -9 $PPID` must not erase it), otherwise once
+    //    it has started, while its process starts on another processor;
+    //    a command that never started gets it after. The session's count
+    //    is written once it has started (never waiting on a lock while
+    //    the child runs).
     let mut argv = vec![ctx.argv0.clone()];
     argv.extend(inv.real_shell_args(OsStr::from_bytes(&script_text)));
     let mut counted = false;
@@ -211,11 +213,18 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
                     .map(Path::new),
             },
         },
-        &mut || {
-            rec.decision(&decided, true);
-            recorded = true;
-            timing::mark("recorded");
-            counted = rec.count(&decided, state::NO_WAIT);
+        &mut |moment| match moment {
+            launch::Moment::BeforeStart { reachable: false } => {}
+            launch::Moment::BeforeStart { reachable: true } | launch::Moment::Started => {
+                if !recorded {
+                    rec.decision(&decided, true);
+                    recorded = true;
+                    timing::mark("recorded");
+                }
+                if moment == launch::Moment::Started {
+                    counted = rec.count(&decided, state::NO_WAIT);
+                }
+            }
         },
     );
 

@@ -455,7 +455,10 @@ fn a_command_that_cannot_reach_the_connection_filter_does_not_run() {
     let log = run(env.automode().args(["log", "--json", "-n", "1"]));
     let last: Value = serde_json::from_str(log.stdout().trim()).unwrap();
     assert_eq!(last["script"], "touch ran", "{last}");
-    assert_eq!(last["outcome"]["confinement"]["state"], "not-started", "{last}");
+    assert_eq!(
+        last["outcome"]["confinement"]["state"], "not-started",
+        "{last}"
+    );
 }
 
 /// The session's network record: its path and what it says.

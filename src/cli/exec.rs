@@ -107,7 +107,7 @@ pub(super) fn run(
                     .map(Path::new),
             },
         },
-        &mut || {},
+        &mut |_| {},
     )
     .0
 }
