@@ -278,7 +278,9 @@ fn a_host_loopback_service_is_reached_only_on_a_listed_port() {
 /// Open from a send, and, once a race that swaps the descriptor and the
 /// address has disconnected it, neither connected by the same race (the
 /// Landlock layer) nor made to listen (the filter), nor connected with an
-/// address length the seccomp filter leaves to the kernel (Landlock).
+/// address length the seccomp filter leaves to the kernel (Landlock), nor,
+/// once disconnected by such a length, connected or made to listen; a
+/// UDP connect of such a length stays inside the wall.
 #[test]
 fn a_socket_the_filter_hands_in_reaches_nothing_else() {
     if !landlock_or_skip("wall: handed-in sockets") {
@@ -286,10 +288,12 @@ fn a_socket_the_filter_hands_in_reaches_nothing_else() {
     }
     let service = TcpListener::bind("127.0.0.1:0").unwrap();
     let outside = TcpListener::bind("127.0.0.1:0").unwrap();
+    let outside_udp = UdpSocket::bind("127.0.0.1:0").unwrap();
     let (port, other) = (
         service.local_addr().unwrap().port(),
         outside.local_addr().unwrap().port(),
     );
+    let udp_port = outside_udp.local_addr().unwrap().port();
     let env = walled(json!({"mode": "allowlist", "hostPorts": [port]}));
     write(
         &env,
@@ -374,6 +378,35 @@ def long_connect(fd):
 attempt("long", lambda: long_connect(s.fileno()))
 fresh_socket = socket.socket()
 attempt("long fresh", lambda: long_connect(fresh_socket.fileno()))
+# The same on a handed-in socket that is still connected, and its
+# disconnect by such a length, which the kernel makes: the socket is
+# then a host's socket connected to nothing, and stays so.
+s2 = socket.create_connection(("127.0.0.1", {port}), 3)
+attempt("long connected", lambda: long_connect(s2.fileno()))
+unspec_long = ctypes.create_string_buffer(110)
+ctypes.memmove(unspec_long, unspec, 16)
+print("long disconnect", libc.connect(s2.fileno(), unspec_long, 110))
+attempt("long after", lambda: long_connect(s2.fileno()))
+attempt("short after", lambda: s2.connect(("127.0.0.1", {other})))
+attempt("listen after", lambda: (s2.bind(("127.0.0.1", 0)), s2.listen()))
+# IPv6 with such a length: refused by the same layer.
+long6 = ctypes.create_string_buffer(110)
+ctypes.memmove(long6, struct.pack("=H", socket.AF_INET6) + struct.pack("!H", {other}) + bytes(4) + socket.inet_pton(socket.AF_INET6, "::ffff:127.0.0.1") + bytes(4), 28)
+def long6_connect():
+    t = socket.socket(socket.AF_INET6)
+    if libc.connect(t.fileno(), long6, 110) != 0:
+        raise OSError(ctypes.get_errno(), "connect")
+attempt("long v6", long6_connect)
+# UDP with such a length: the kernel's, inside the wall's own network
+# (its 127.0.0.1 is not the host's): the host's listener hears nothing.
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+udp_long = ctypes.create_string_buffer(110)
+ctypes.memmove(udp_long, struct.pack("=H", socket.AF_INET) + struct.pack("!H", {udp_port}) + socket.inet_aton("127.0.0.1") + bytes(8), 16)
+print("udp long", libc.connect(u.fileno(), udp_long, 110))
+try:
+    u.send(b"leak")
+except OSError as e:
+    print("udp send", e.errno)
 "#
         ),
     );
@@ -382,11 +415,12 @@ attempt("long fresh", lambda: long_connect(fresh_socket.fileno()))
         c.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
         let mut got = [0u8; 5];
         let _ = c.read_exact(&mut got);
-        (peer.port(), got)
+        // Kept listening (returned) for the script's second connection.
+        (peer.port(), got, service)
     });
     let r = run(&mut env.script("python3 turn.py"));
     let out = r.stdout();
-    let (peer_port, got) = seen.join().unwrap();
+    let (peer_port, got, _service) = seen.join().unwrap();
     assert_eq!(&got, b"hello", "{out}{}", r.stderr());
     assert!(
         out.contains(&format!("local {peer_port}\n")),
@@ -401,17 +435,34 @@ attempt("long fresh", lambda: long_connect(fresh_socket.fileno()))
         "race",
         "long",
         "long fresh",
+        "short after",
+        "listen after",
     ] {
-        assert!(out.contains(&format!("{attempt} refused")), "{out}");
+        assert!(
+            out.contains(&format!("{attempt} refused")),
+            "{out}{}",
+            r.stderr()
+        );
     }
     // Refused by the Landlock layer itself (EACCES), not by a bad call.
-    assert!(out.contains("long refused 13\n"), "{out}");
-    assert!(out.contains("long fresh refused 13\n"), "{out}");
+    for attempt in [
+        "long",
+        "long fresh",
+        "long connected",
+        "long after",
+        "long v6",
+    ] {
+        assert!(out.contains(&format!("{attempt} refused 13\n")), "{out}");
+    }
+    assert!(out.contains("long disconnect 0\n"), "{out}");
+    // The UDP connect was made (inside), and nothing reached the host.
+    assert!(out.contains("udp long 0\n"), "{out}");
     assert_eq!(
         received_tcp(&outside, Duration::from_millis(500)),
         None,
         "{out}"
     );
+    assert_eq!(received_udp(&outside_udp), None, "{out}");
     let c = crate::sandbox::last_confinement(&env);
     assert_eq!(c["connections"], "made by the filter", "{c}");
     let status = run(env.automode().arg("status"));

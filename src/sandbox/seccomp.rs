@@ -280,7 +280,11 @@ fn for_kernel(p: &[seccompiler::sock_filter]) -> Vec<libc::sock_filter> {
 /// the filter would let a local socket's connect through anyway; an IP
 /// connect given such a length is the kernel's, inside the wall, where
 /// the Landlock layer refuses every TCP connect the command makes itself
-/// (a UDP connect is what the filter would make there too).
+/// (a UDP connect is what the filter would make there too). One thing
+/// the filter would have refused gets through: an `AF_UNSPEC` connect of
+/// such a length disconnects a socket the filter handed in, which then
+/// reaches nothing (it connects only through the filter or Landlock, and
+/// `listen` always stops); `network::a_socket_the_filter_hands_in_reaches_nothing_else`.
 /// One filter rather than two: the kernel converts and compiles each
 /// filter a command gets, on every command.
 pub fn kernel_program_stopping_connect() -> Result<&'static [libc::sock_filter], String> {

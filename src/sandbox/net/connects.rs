@@ -15,7 +15,10 @@
 //!
 //! Why a socket from the host's side cannot take the command anywhere
 //! else: only connected sockets are handed in; any connect of a socket
-//! not made inside (a disconnect too) fails here, and so does `listen`;
+//! not made inside that stops here (a disconnect too) fails, and so does
+//! `listen`; one the seccomp filter leaves to the kernel by its length
+//! can at most disconnect it (the kernel's `AF_UNSPEC`), after which it
+//! connects nowhere and cannot listen;
 //! the command makes no TCP connect itself (a Landlock layer that handles
 //! TCP connects and allows none: what stands when a thread swaps the
 //! descriptor and the address between this thread's look and the
