@@ -303,6 +303,7 @@ fn enforced(
             "connections": if applied.connects() { "made by the filter" } else { "the command's own" },
             "processes": if applied.pids() { "own" } else { "host" },
             "made_ahead": applied.ahead(),
+            "capabilities": if applied.capabilities_dropped() { "dropped" } else { "none to drop" },
             "replaced": if applied.mounts() { p.replace.iter().map(|r| r.at.display().to_string()).collect::<Vec<_>>() } else { Vec::new() },
         }),
         (None, Some(why)) => serde_json::json!({"state": "unconfined", "because": why.describe()}),

@@ -475,6 +475,49 @@ except OSError as e:
     );
 }
 
+/// A command keeps no capability beyond automode's short list, even
+/// where it is root in the session's user namespace (the user is root:
+/// CI, containers): it cannot change the network the session's commands
+/// share (here: loopback's MTU, which the next command would see; the
+/// same right would let it redirect another command's proxy traffic).
+/// For a user other than root the command has none to begin with.
+#[test]
+fn a_command_cannot_change_the_network_the_session_shares() {
+    if !landlock_or_skip("wall: capabilities") {
+        return;
+    }
+    let env = walled(json!("allowlist"));
+    write(
+        &env,
+        "mtu.py",
+        r#"
+import fcntl, socket, struct
+caps = {l.split(":")[0]: int(l.split()[1], 16) for l in open("/proc/self/status") if l.startswith("Cap")}
+print("extra", hex((caps["CapEff"] | caps["CapPrm"] | caps["CapBnd"] | caps["CapAmb"]) & ~0x4df))
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    fcntl.ioctl(s, 0x8922, struct.pack("16si12x", b"lo", 1300))  # SIOCSIFMTU
+    print("mtu changed")
+except OSError as e:
+    print("mtu refused", e.errno)
+"#,
+    );
+    let r = run(&mut env.script("python3 mtu.py"));
+    assert_eq!(r.code(), Some(0), "{}", r.stderr());
+    assert!(r.stdout().contains("extra 0x0\n"), "{}", r.stdout());
+    assert!(r.stdout().contains("mtu refused 1\n"), "{}", r.stdout());
+    let r = run(&mut env.script("cat /sys/class/net/lo/mtu"));
+    assert_eq!(r.stdout().trim(), "65536", "{}", r.stderr());
+    let c = crate::sandbox::last_confinement(&env);
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
+    if root {
+        assert_eq!(c["capabilities"], "dropped", "{c}");
+    }
+}
+
 /// A command that cannot reach a filter taking its connections does not
 /// run: without the filter's Landlock layer, a socket the filter handed
 /// to an earlier command could be passed to it and connected anywhere.

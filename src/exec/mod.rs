@@ -335,6 +335,55 @@ pub struct Outcome {
     pub applied: Applied,
 }
 
+/// The capabilities a confined command keeps (numbers as in
+/// `linux/capability.h`), with why; every other one leaves its sets and
+/// its bounding set before `execve`. Only root (the user root, or root
+/// of the command's user namespace, where the user's id maps to 0) has
+/// any to lose: there every capability over the namespaces would stay,
+/// among them `CAP_NET_ADMIN` over the network the session's commands
+/// share (a rule that turns another command's proxy traffic to a
+/// listener of its own) and `CAP_SYS_RESOURCE` (the file-size limit
+/// raised again).
+pub const KEPT_CAPABILITIES: &[(u32, &str)] = &[
+    (0, "CAP_CHOWN: root's tools give files they make an owner"),
+    (
+        1,
+        "CAP_DAC_OVERRIDE: root reads and writes its own files whatever their mode (Landlock still decides where)",
+    ),
+    (
+        2,
+        "CAP_DAC_READ_SEARCH: the same for reading and searching directories",
+    ),
+    (
+        3,
+        "CAP_FOWNER: chmod and utime of files root's tools unpacked",
+    ),
+    (4, "CAP_FSETID: modes kept as tools set them"),
+    (
+        6,
+        "CAP_SETGID: tools that drop to another group (Landlock stays)",
+    ),
+    (
+        7,
+        "CAP_SETUID: tools that drop to another user (Landlock stays)",
+    ),
+    (
+        10,
+        "CAP_NET_BIND_SERVICE: a dev server on port 80 or 443 inside the wall",
+    ),
+];
+
+/// `KEPT_CAPABILITIES` as a mask.
+pub(crate) const fn kept_capability_mask() -> u64 {
+    let mut mask = 0u64;
+    let mut i = 0;
+    while i < KEPT_CAPABILITIES.len() {
+        mask |= 1 << KEPT_CAPABILITIES[i].0;
+        i += 1;
+    }
+    mask
+}
+
 /// The confinement steps the child reported done before `execve` (it
 /// sets each only once its system calls succeeded; any failure ends the
 /// child before the command runs).
@@ -386,6 +435,10 @@ impl Applied {
     /// Started from a child made ahead (`Ahead`).
     pub fn ahead(self) -> bool {
         self.0 & unix::applied::AHEAD != 0
+    }
+    /// Every capability but `KEPT_CAPABILITIES` gone.
+    pub fn capabilities_dropped(self) -> bool {
+        self.0 & unix::applied::CAPABILITIES != 0
     }
     /// Nothing was applied.
     pub fn is_empty(self) -> bool {

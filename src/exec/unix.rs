@@ -282,6 +282,8 @@ pub(crate) mod applied {
     pub(crate) const CONNECTS: u32 = 1 << 9;
     /// Started from a child made ahead (`Ahead`).
     pub(crate) const AHEAD: u32 = 1 << 10;
+    /// Every capability but the kept ones dropped (`drop_capabilities`).
+    pub(crate) const CAPABILITIES: u32 = 1 << 11;
 }
 
 /// What the child needs, prepared before fork so the child only makes raw
@@ -1250,6 +1252,9 @@ unsafe fn confine_process(c: &ChildFds<'_>) {
     };
     // SAFETY: raw syscalls on prepared values; nothing allocates.
     unsafe {
+        if drop_capabilities() {
+            done(applied::CAPABILITIES);
+        }
         if let Some(max) = conf.max_file_bytes {
             let lim = libc::rlimit {
                 rlim_cur: max,
@@ -1318,6 +1323,76 @@ unsafe fn confine_process(c: &ChildFds<'_>) {
             }
             done(applied::CONNECTS);
         }
+    }
+}
+
+/// Drop every capability but `KEPT_CAPABILITIES` from the bounding set
+/// (so `execve` as root grants no others), the ambient set and the
+/// effective, permitted and inheritable sets. True when the bounding set
+/// holds no other now; false where it could not be changed (no
+/// `CAP_SETPCAP`: a user other than root outside any user namespace, who
+/// has none to drop and whose `execve` grants none under
+/// `no_new_privs`).
+///
+/// # Safety
+/// Only raw syscalls on stack values; callable in the cloned child.
+unsafe fn drop_capabilities() -> bool {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: c_int,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const VERSION_3: u32 = 0x2008_0522;
+    let kept = super::kept_capability_mask();
+    // SAFETY: prctl and capget/capset on stack structs of the kernel's
+    // layout (version 3: two 32-bit words per set).
+    unsafe {
+        let mut all = true;
+        for cap in 0..64u32 {
+            if kept & (1 << cap) != 0 {
+                continue;
+            }
+            let r = libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0);
+            // EINVAL: past the kernel's last capability.
+            if r != 0 && *libc::__errno_location() != libc::EINVAL {
+                all = false;
+            }
+        }
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
+        let mut header = Header {
+            version: VERSION_3,
+            pid: 0,
+        };
+        let mut data = [Data {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        }; 2];
+        if libc::syscall(libc::SYS_capget, &raw mut header, data.as_mut_ptr()) == 0 {
+            for (i, d) in data.iter_mut().enumerate() {
+                let word = (kept >> (32 * i)) as u32;
+                d.effective &= word;
+                d.permitted &= word;
+                d.inheritable &= word;
+            }
+            if libc::syscall(libc::SYS_capset, &raw mut header, data.as_ptr()) != 0 {
+                all = false;
+            }
+        }
+        all
     }
 }
 
