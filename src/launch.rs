@@ -98,18 +98,22 @@ pub fn supervise(
     // Inside the wall, tools that honour proxy variables reach the
     // filter by them (it answers a refusal in HTTP); the token names the
     // command (its grants, its refusals).
+    // A grant is the command's while it starts (`sid` 0), then its
+    // process session's: it ends with the last process the command left.
+    let mut grant = None;
     if let Some(w) = &wall {
         if let (Some(p), Some(session)) = (&plan_now, &w.session)
             && !p.network_grants.is_empty()
         {
-            let grant = sandbox::net::Grant {
+            let g = sandbox::net::Grant {
                 hosts: p.network_grants.clone(),
                 sid: 0,
             };
-            if let Err(why) = grant.write(session, command_id) {
-                report::say(&format!(
+            match g.write(session, command_id) {
+                Ok(()) => grant = Some((g, session.clone())),
+                Err(why) => report::say(&format!(
                     "note: the hosts this command was approved to reach are not granted: {why}"
-                ));
+                )),
             }
         }
         let proxy = format!(
@@ -137,6 +141,9 @@ pub fn supervise(
             (Some(plan), Some(fd)) => match confinement(plan, fd, wall.as_mut()) {
                 Ok(c) => Some(c),
                 Err(why) => {
+                    if let Some((_, session)) = &grant {
+                        sandbox::net::Grant::remove(session, command_id);
+                    }
                     report::sandbox_failed(&why);
                     return (Exit::Blocked, None, not_started());
                 }
@@ -178,9 +185,17 @@ pub fn supervise(
         on(Moment::BeforeStart {
             reachable: !own_pids,
         });
-        let result = exec::run(&mut exec_plan, &mut || {
+        let result = exec::run(&mut exec_plan, &mut |leader| {
             crate::timing::mark("command-started");
             sandbox::rules::release_held();
+            if let Some((g, session)) = grant.as_mut() {
+                g.sid = leader;
+                if let Err(why) = g.write(session, command_id) {
+                    report::say(&format!(
+                        "note: the approved hosts stay granted until the session's filter ends: {why}"
+                    ));
+                }
+            }
             on(Moment::Started);
         });
         crate::timing::mark("command-ended");
@@ -237,6 +252,10 @@ pub fn supervise(
                 continue;
             }
             Err(err) => {
+                // A grant whose command never started is nobody's.
+                if let Some((_, session)) = &grant {
+                    sandbox::net::Grant::remove(session, command_id);
+                }
                 report::exec_error(&err);
                 let exit = match err {
                     ExecError::NotFound(_) => Exit::NotFound,

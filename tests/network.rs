@@ -904,9 +904,26 @@ echo "== ask"; "{shim}" -c 'curl -sS http://granted.test:8080/granted' 2>"$ROOT/
     let code = &ask[at + "automode approve ".len()..][..7];
     let ok = run(env.automode().args(["approve", code]));
     assert_eq!(ok.code(), Some(0), "{}", ok.stderr());
+    // The approved command's token (its audit id), as if it had leaked,
+    // no longer admits anything once the command's processes are gone.
+    write(
+        &env,
+        "stolen.py",
+        r#"import base64, os, socket, sys, urllib.parse
+p = urllib.parse.urlsplit(os.environ["HTTP_PROXY"])
+s = socket.create_connection((p.hostname, p.port), 3)
+auth = base64.b64encode(f"automode:{sys.argv[1]}".encode()).decode()
+s.sendall(f"GET http://granted.test:8080/stolen HTTP/1.1\r\nHost: granted.test:8080\r\nProxy-Authorization: Basic {auth}\r\nConnection: close\r\n\r\n".encode())
+print(s.recv(300).decode().split("\r\n")[0])
+"#,
+    );
     let r = in_netns(&format!(
         r#"echo "== approved"; "{shim}" -c 'curl -sS http://granted.test:8080/granted' || true
-echo "== later"; "{shim}" -c 'python3 later.py' || true"#
+echo "== later"; "{shim}" -c 'python3 later.py' || true
+token=$(python3 -c 'import json, sys
+ids = [r["id"] for r in map(json.loads, open(sys.argv[1])) if r.get("event") == "decision" and "granted" in r.get("script", "") and r.get("ran")]
+print(ids[-1])' "$XDG_STATE_HOME/automode/audit.jsonl")
+echo "== stolen"; "{shim}" -c "python3 stolen.py $token" || true"#
     ));
     let out = r.stdout();
     assert!(
@@ -915,6 +932,11 @@ echo "== later"; "{shim}" -c 'python3 later.py' || true"#
         r.stderr()
     );
     assert!(!out.contains("== later\nb'HTTP"), "{out}");
+    assert!(
+        out.contains("== stolen\nHTTP/1.1 403"),
+        "{out}{}",
+        r.stderr()
+    );
     let log = std::fs::read_to_string(env.root().join("outside.log")).unwrap_or_default();
     assert_eq!(log, "/allowed\n/direct\n/granted\n", "{out}{}", r.stderr());
 }

@@ -472,8 +472,9 @@ enum Phase {
 }
 
 /// Run the plan and supervise it to the end. `on_start` is called once the
-/// child is running (work that can overlap with the child's start-up).
-pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, ExecError> {
+/// child is running (work that can overlap with the child's start-up),
+/// with its pid (its session's id: it is the session's leader).
+pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut(i32)) -> Result<Outcome, ExecError> {
     let started = Instant::now();
     let os = |what: &str, e: nix::errno::Errno| ExecError::Os(format!("{what}: {e}"));
 
@@ -687,7 +688,7 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut()) -> Result<Outcome, E
     // The child holds its Landlock domain now: the ruleset is closed
     // while it starts, not at our exit after it.
     drop(plan.confinement.as_mut().and_then(|c| c.ruleset.take()));
-    on_start();
+    on_start(leader.as_raw());
     let plan: &ExecPlan = plan;
 
     let mut streams = vec![Stream::new(out_r, stdout_fd, out_kind)];

@@ -442,11 +442,22 @@ pub struct Grant {
 }
 
 impl Grant {
+    fn path(session: &Session, token: &str) -> PathBuf {
+        session
+            .grants_dir()
+            .join(format!("{}.json", crate::state::file_stem(token)))
+    }
+
+    /// Remove the grant under `token` (a command that never started).
+    pub fn remove(session: &Session, token: &str) {
+        let _ = std::fs::remove_file(Self::path(session, token));
+    }
+
     /// Write it under `token` (the command's audit id).
     pub fn write(&self, session: &Session, token: &str) -> Result<(), String> {
         let dir = session.grants_dir();
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
-        let path = dir.join(format!("{}.json", crate::state::file_stem(token)));
+        let path = Self::path(session, token);
         let tmp = path.with_extension("tmp");
         std::fs::write(&tmp, serde_json::to_vec(self).map_err(|e| e.to_string())?)
             .and_then(|()| std::fs::rename(&tmp, &path))
