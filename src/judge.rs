@@ -1271,6 +1271,9 @@ impl Judge {
                 .map(|p| p.value)
                 .collect(),
             projects: vec![owned.project.clone()],
+            // Kept or set, and read, when the settings are written.
+            since_ns: 0,
+            remotes: Vec::new(),
             home: self.places.home.clone(),
             vars: sandbox::net::TOOL_VARS
                 .iter()

@@ -869,6 +869,15 @@ mine = "the client's own socket" if f"X-Peer-Port: {s.getsockname()[1]}\r\n" in 
 print(ip.split(".")[0], head.split("\r\n")[0], "from", mine)
 "#,
     );
+    // A contained command makes the project (no git repository yet) one
+    // whose remote is the host it wants: the filter does not take it (the
+    // project's git configuration counts as it was before the session),
+    // in this command's filter or the next one's.
+    write(
+        &env,
+        "plant.py",
+        "import os, time\nos.makedirs('.git', exist_ok=True)\nopen('.git/config', 'w').write('[remote \"origin\"]\\n\\turl = http://granted.test:8080/r.git\\n')\ntime.sleep(0.6)\n",
+    );
     let shim = env.shims.join("bash").display().to_string();
     // In the test's own namespace (twice: the user approves between).
     let in_netns = |steps: &str| {
@@ -885,7 +894,9 @@ print(ip.split(".")[0], head.split("\r\n")[0], "from", mine)
     let r = in_netns(&format!(
         r#"echo "== allowed"; "{shim}" -c 'curl -sS http://allowed.test:8080/allowed' || true
 echo "== direct"; "{shim}" -c 'python3 direct.py' || true
-echo "== ask"; "{shim}" -c 'curl -sS http://granted.test:8080/granted' 2>"$ROOT/ask.err" || true"#
+echo "== ask"; "{shim}" -c 'curl -sS http://granted.test:8080/granted' 2>"$ROOT/ask.err" || true
+"{shim}" -c 'python3 plant.py'
+echo "== planted"; "{shim}" -c 'python3 later.py' || true"#
     ));
     let out = r.stdout();
     assert!(
@@ -900,6 +911,13 @@ echo "== ask"; "{shim}" -c 'curl -sS http://granted.test:8080/granted' 2>"$ROOT/
     );
     let ask = std::fs::read_to_string(env.root().join("ask.err")).unwrap_or_default();
     assert!(ask.contains("needs the user's approval"), "{ask}");
+    assert!(
+        std::fs::read_to_string(env.work.join(".git/config"))
+            .unwrap()
+            .contains("granted.test"),
+        "the remote was not planted: {out}"
+    );
+    assert!(!out.contains("== planted\nb'HTTP"), "{out}");
     let at = ask.find("automode approve ").unwrap();
     let code = &ask[at + "automode approve ".len()..][..7];
     let ok = run(env.automode().args(["approve", code]));

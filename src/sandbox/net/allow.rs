@@ -4,8 +4,11 @@
 //! users): pip's index, npm's registry, cargo's sources, `GOPROXY`, the
 //! project's git remotes. Only the user's own files and environment are
 //! read here, never a project's (`.npmrc`, `pip.conf` in the project
-//! could point anywhere; the project's `.git/config` is a protected path
-//! no contained command changes).
+//! could point anywhere); a project's `.git/config` counts only as it
+//! was before the session began (`project_remotes`): a command can write
+//! one (a project without `.git` yet, a repository it made, `git remote
+//! add`), and a remote it added would let the next command send the
+//! project there.
 
 use std::path::Path;
 
@@ -152,15 +155,16 @@ pub struct ToolPlaces<'a> {
     pub home: Option<&'a Path>,
     /// The environment's value of a variable.
     pub var: Option<&'a Lookup>,
-    /// The project roots (their git remotes).
-    pub projects: &'a [std::path::PathBuf],
+    /// The projects' git remotes as the session first read them
+    /// (`project_remotes`): `(url, where)`.
+    pub remotes: &'a [(String, String)],
 }
 
 impl std::fmt::Debug for ToolPlaces<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolPlaces")
             .field("home", &self.home)
-            .field("projects", &self.projects)
+            .field("remotes", &self.remotes)
             .finish()
     }
 }
@@ -203,8 +207,45 @@ pub fn tool_files(tools: &ToolPlaces<'_>) -> Vec<std::path::PathBuf> {
     }
     out.push("/etc/pip.conf".into());
     out.push("/etc/npmrc".into());
-    for p in tools.projects {
-        out.push(p.join(".git/config"));
+    out
+}
+
+/// The remote URLs in `project`'s `.git/config`, `(url, the file)`, if
+/// the file last changed (its status, which no command can set back)
+/// before `since_ns`; none otherwise.
+pub fn project_remotes(project: &Path, since_ns: u64) -> Vec<(String, String)> {
+    use std::os::unix::fs::MetadataExt;
+    let file = project.join(".git/config");
+    let Ok(meta) = std::fs::metadata(&file) else {
+        return Vec::new();
+    };
+    let changed = (meta.ctime() as i128) * 1_000_000_000 + meta.ctime_nsec() as i128;
+    if changed >= since_ns as i128 {
+        return Vec::new();
+    }
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        return Vec::new();
+    };
+    let name = file.display().to_string();
+    config_values(&text, |key| key == "url")
+        .into_iter()
+        .map(|u| (u, name.clone()))
+        .collect()
+}
+
+/// The values of the `key = value` lines whose key `wanted` takes, each
+/// split at spaces, commas and `|`.
+fn config_values(text: &str, wanted: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some((key, value)) = line.trim().split_once('=') else {
+            continue;
+        };
+        let key = key.trim().to_ascii_lowercase();
+        if wanted(&key) {
+            let value = value.trim().trim_matches('"');
+            out.extend(value.split([' ', ',', '|']).map(str::to_string));
+        }
     }
     out
 }
@@ -232,31 +273,21 @@ fn tool_urls(tools: &ToolPlaces<'_>) -> Vec<(String, String)> {
             continue;
         };
         let name = file.display().to_string();
-        let git = name.ends_with(".git/config");
-        for line in text.lines() {
-            let line = line.trim();
-            let Some((key, value)) = line.split_once('=') else {
-                continue;
-            };
-            let key = key.trim().to_ascii_lowercase();
-            let value = value.trim().trim_matches('"');
-            let wanted = if git {
-                key == "url"
-            } else {
-                key == "index-url"
-                    || key == "extra-index-url"
-                    || key == "registry"
-                    || key.ends_with(":registry")
-                    || key == "index"
-                    || key == "goproxy"
-            };
-            if wanted {
-                for u in value.split([' ', ',', '|']) {
-                    out.push((u.to_string(), name.clone()));
-                }
-            }
-        }
+        let registry = |key: &str| {
+            key == "index-url"
+                || key == "extra-index-url"
+                || key == "registry"
+                || key.ends_with(":registry")
+                || key == "index"
+                || key == "goproxy"
+        };
+        out.extend(
+            config_values(&text, registry)
+                .into_iter()
+                .map(|u| (u, name.clone())),
+        );
     }
+    out.extend(tools.remotes.iter().cloned());
     out
 }
 
@@ -397,7 +428,7 @@ mod tests {
             &ToolPlaces {
                 home: Some(&home),
                 var: Some(&var),
-                projects: std::slice::from_ref(&project),
+                remotes: &project_remotes(&project, u64::MAX),
             },
         );
         for (host, port) in [
@@ -409,6 +440,38 @@ mod tests {
             assert!(list.find(host, port).is_some(), "{host}:{port}: {list:?}");
         }
         assert!(list.find("evil.example", 443).is_none());
+    }
+
+    /// A project's remotes count as its `.git/config` was before the
+    /// session began: one written since (by a command: `git remote add`,
+    /// a repository it made) adds nothing.
+    #[test]
+    fn a_git_config_changed_since_the_session_began_adds_no_host() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path();
+        std::fs::create_dir(project.join(".git")).unwrap();
+        std::fs::write(
+            project.join(".git/config"),
+            "[remote \"origin\"]\n\turl = https://git.corp.example/a.git\n",
+        )
+        .unwrap();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64;
+        let before = project_remotes(project, now + 1_000_000_000);
+        assert_eq!(before.len(), 1, "{before:?}");
+        assert_eq!(before[0].0, "https://git.corp.example/a.git");
+        assert!(project_remotes(project, now - 1_000_000_000).is_empty());
+        // Set back in time, the file still changed now: its status says so.
+        let old = std::fs::File::options()
+            .write(true)
+            .open(project.join(".git/config"))
+            .unwrap();
+        old.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000))
+            .unwrap();
+        assert!(project_remotes(project, now - 1_000_000_000).is_empty());
+        assert!(project_remotes(&project.join("none"), u64::MAX).is_empty());
     }
 
     #[test]

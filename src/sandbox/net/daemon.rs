@@ -126,7 +126,7 @@ impl Loaded {
         let tools = allow::ToolPlaces {
             home: settings.home.as_deref(),
             var: Some(&var),
-            projects: &settings.projects,
+            remotes: &settings.remotes,
         };
         let list = allow::build(&settings.allow, &tools);
         let mut sources: Vec<(PathBuf, Option<SystemTime>)> = allow::tool_files(&tools)

@@ -204,10 +204,22 @@ pub struct Settings {
     pub allow: Vec<(String, String)>,
     /// `sandbox.network.hostPorts`.
     pub host_ports: Vec<u16>,
-    /// The projects the session's commands ran in (their git remotes
-    /// join the allow-list); a command adds its own, none is removed, so
-    /// the file settles after each project's first command.
+    /// The projects the session's commands ran in; a command adds its
+    /// own, none is removed, so the file settles after each project's
+    /// first command.
     pub projects: Vec<PathBuf>,
+    /// When the session's first settings were written (ns since the
+    /// epoch; kept from then on).
+    #[serde(default)]
+    pub since_ns: u64,
+    /// The git remotes that join the allow-list, `(url, where)`: read
+    /// once, when a project's first command comes, and only from a
+    /// `.git/config` last changed before `since_ns`. A command can write
+    /// a project's git configuration (a project without `.git` yet, a
+    /// repository it made, a remote `git remote add` adds), so what
+    /// changed during the session is not the user's.
+    #[serde(default)]
+    pub remotes: Vec<(String, String)>,
     pub home: Option<PathBuf>,
     /// The variables the user's tools read their registries from.
     pub vars: Vec<(String, String)>,
@@ -364,25 +376,39 @@ fn open(r: &Record) -> Option<Joined> {
     })
 }
 
+fn now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
 /// Write the settings when they changed (the filter rereads them): the
-/// projects already there are kept.
+/// projects already there, their remotes and the session's start are
+/// kept; a new project's remotes are read now.
 fn write_settings(session: &Session, settings: &Settings) -> Result<(), String> {
     let path = session.settings_path();
     let old: Option<Settings> = std::fs::read(&path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok());
     let mut merged = settings.clone();
-    if let Some(old) = &old {
-        let mut projects = old.projects.clone();
-        for p in &settings.projects {
-            if !projects.contains(p) {
-                projects.push(p.clone());
-            }
+    let known: &[PathBuf] = old.as_ref().map_or(&[], |o| &o.projects);
+    merged.projects = known.to_vec();
+    merged.since_ns = old
+        .as_ref()
+        .map(|o| o.since_ns)
+        .filter(|t| *t > 0)
+        .unwrap_or_else(now_ns);
+    merged.remotes = old.as_ref().map(|o| o.remotes.clone()).unwrap_or_default();
+    for p in &settings.projects {
+        if !merged.projects.contains(p) {
+            merged.projects.push(p.clone());
+            merged
+                .remotes
+                .extend(allow::project_remotes(p, merged.since_ns));
         }
-        merged.projects = projects;
-        if *old == merged {
-            return Ok(());
-        }
+    }
+    if old.as_ref() == Some(&merged) {
+        return Ok(());
     }
     let text = serde_json::to_vec(&merged).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&session.dir)
