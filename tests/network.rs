@@ -228,6 +228,35 @@ fn a_server_one_command_starts_is_reached_by_the_next_and_by_the_user() {
     assert!(got.contains("hello from the dev server"), "{got}");
 }
 
+/// A server inside on a port a host service holds on the other loopback
+/// address is not forwarded: the host's clients of that service (for
+/// many, `localhost` is `::1` first) would reach the command's server.
+#[test]
+fn a_server_inside_does_not_shadow_a_host_service_on_the_other_loopback() {
+    if !landlock_or_skip("wall: no shadowing") {
+        return;
+    }
+    if std::net::TcpListener::bind("[::1]:0").is_err() {
+        eprintln!("skipped: this host has no IPv6 loopback");
+        return;
+    }
+    let service = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = service.local_addr().unwrap().port();
+    let env = walled(json!("allowlist"));
+    let r = run(&mut env.script(&format!(
+        "python3 -m http.server {port} --bind :: >server.log 2>&1 & \
+         for i in $(seq 50); do curl -s -o /dev/null 'http://[::1]:{port}/' && break; sleep 0.1; done; echo started"
+    )));
+    assert_eq!(r.stdout(), "started\n", "{}", r.stderr());
+    let _stop = KillOnDrop(format!("http.server {port} "));
+    // The filter looks for servers a few times a second: give it time.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        TcpStream::connect(("::1", port)).is_err(),
+        "the command's server answers on the host's [::1]:{port}"
+    );
+}
+
 #[test]
 fn a_host_loopback_service_is_reached_only_on_a_listed_port() {
     if !landlock_or_skip("wall: host ports") {

@@ -486,12 +486,14 @@ fn forward_servers(filter: &Arc<Filter>, forwarded: &mut HashMap<(u16, bool), Tc
             continue;
         }
         let (port, v6) = key;
-        let addr: SocketAddr = if v6 {
-            (std::net::Ipv6Addr::LOCALHOST, port).into()
-        } else {
-            (Ipv4Addr::LOCALHOST, port).into()
-        };
-        let Ok(l) = TcpListener::bind(addr) else {
+        // A host service on the port's other loopback address: forwarding
+        // this one would put the command's server where the host's
+        // clients of that service may go first (`localhost` is `::1` for
+        // many), to read what they send it.
+        if !forwarded.contains_key(&(port, !v6)) && host_loopback_taken(port, !v6) {
+            continue;
+        }
+        let Ok(l) = TcpListener::bind(loopback(port, v6)) else {
             continue;
         };
         if let Ok(copy) = l.try_clone() {
@@ -500,6 +502,23 @@ fn forward_servers(filter: &Arc<Filter>, forwarded: &mut HashMap<(u16, bool), Tc
             forwarded.insert(key, l);
         }
     }
+}
+
+fn loopback(port: u16, v6: bool) -> SocketAddr {
+    if v6 {
+        (std::net::Ipv6Addr::LOCALHOST, port).into()
+    } else {
+        (Ipv4Addr::LOCALHOST, port).into()
+    }
+}
+
+/// Does something on the host hold `port` on its loopback address of
+/// that family (bound there or on every address)?
+fn host_loopback_taken(port: u16, v6: bool) -> bool {
+    matches!(
+        TcpListener::bind(loopback(port, v6)),
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse
+    )
 }
 
 /// `(port, IPv6)` of every TCP socket listening inside on loopback or
