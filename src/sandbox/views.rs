@@ -40,6 +40,30 @@ pub const SOCKET_PLACES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The host's socket places a command behind the network wall does not
+/// see besides (`sandbox.sockets.allow` brings one back), with why: a
+/// name looked up through them leaves the machine as a DNS query, which
+/// the wall exists to stop.
+pub const WALL_SOCKET_PLACES: &[(&str, &str)] = &[
+    (
+        "/run/systemd/resolve",
+        "systemd-resolved's lookups (glibc's nss-resolve): the host's resolver asks the world for any name",
+    ),
+    (
+        "/run/nscd",
+        "the name service cache: it resolves hosts for its callers",
+    ),
+    ("/var/run/nscd", "the name service cache by its older path"),
+    (
+        "/run/dbus/system_bus_socket",
+        "the system bus: systemd-resolved resolves any name sent there (ResolveHostname), and other services fetch from the network",
+    ),
+    (
+        "/var/run/dbus/system_bus_socket",
+        "the system bus by its older path",
+    ),
+];
+
 /// The temporary places replaced by the session's own directory, with
 /// why (`$TMPDIR` too, where it is elsewhere).
 pub const TEMP_PLACES: &[(&str, &str)] = &[(
@@ -154,6 +178,17 @@ pub fn session_tmp(session_dir: &Path) -> PathBuf {
 /// A place holding the home is left as it is (the home is not bound into
 /// a writable tree).
 pub fn apply(plan: &mut super::Plan, home: Option<&Path>, inp: &Inputs<'_>) {
+    apply_with(plan, home, inp, SOCKET_PLACES, WALL_SOCKET_PLACES);
+}
+
+/// `apply` with the socket places given (a test's own).
+fn apply_with(
+    plan: &mut super::Plan,
+    home: Option<&Path>,
+    inp: &Inputs<'_>,
+    socket_places: &[(&str, &'static str)],
+    wall_places: &[(&str, &'static str)],
+) {
     // Each directory on the way looked at once, the home's names from
     // one listing of it (this runs before every command).
     let canonical = |p: &Path| super::existing(p);
@@ -195,7 +230,9 @@ pub fn apply(plan: &mut super::Plan, home: Option<&Path>, inp: &Inputs<'_>) {
         ));
     }
     let mut n = 0;
-    for (template, why) in SOCKET_PLACES {
+    let walled = plan.network == super::Network::Allowlist;
+    let wall_places = wall_places.iter().filter(|_| walled);
+    for (template, why) in socket_places.iter().chain(wall_places) {
         let path = template.replace("$UID", &inp.uid.to_string());
         let Some(at) = canonical(Path::new(&path)) else {
             continue;
@@ -399,7 +436,7 @@ pub fn describe(userns: bool, state_dir: Option<&Path>) -> (String, bool) {
     let covered: Vec<&str> = SOCKET_PLACES.iter().map(|(p, _)| *p).collect();
     (
         format!(
-            "host sockets and /tmp: covered: a session's commands share their own /tmp and $TMPDIR{place}; {} are empty for them; sockets elsewhere (a database's under /var/run, the system bus) and sandbox.sockets.allow stay reachable. Other processes: invisible (each command has a PID namespace of its own)",
+            "host sockets and /tmp: covered: a session's commands share their own /tmp and $TMPDIR{place}; {} are empty for them; behind the network wall, the name services' sockets and the system bus too (a name looked up there leaves the machine); sockets elsewhere (a database's under /var/run) and sandbox.sockets.allow stay reachable. Other processes: invisible (each command has a PID namespace of its own)",
             covered.join(", ")
         ),
         true,
@@ -413,5 +450,50 @@ pub fn describe_home(userns: bool) -> String {
         "home: allow-listed: commands see the project, toolchains, tool caches and the configuration builds read (HOME_READ in src/sandbox/views.rs, and sandbox.read); other projects and files in the home are out of sight".to_string()
     } else {
         "home: deny-listed (no user namespace can be made here): commands read the whole home but the secrets of the read-deny table".to_string()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// Behind the network wall the name services' sockets are covered
+    /// too; with the network open they stay, and a socket the user
+    /// allows stays either way.
+    #[test]
+    fn name_service_sockets_are_covered_behind_the_wall_only() {
+        // Not under /tmp: that is replaced whole.
+        let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let resolver = root.join("resolve.sock");
+        let kept = root.join("kept.sock");
+        for f in [&resolver, &kept] {
+            std::fs::write(f, "").unwrap();
+        }
+        let (r, k) = (resolver.display().to_string(), kept.display().to_string());
+        let wall: [(&str, &'static str); 2] = [(&r, "a resolver"), (&k, "allowed back")];
+        let session = root.join("session");
+        let covered = |network: super::super::Network| {
+            let mut plan = super::super::Plan {
+                network,
+                ..Default::default()
+            };
+            let inp = Inputs {
+                session_dir: &session,
+                uid: 12345,
+                tmpdir: None,
+                ssh_auth_sock: None,
+                allow: vec![kept.clone()],
+                home_read: None,
+            };
+            apply_with(&mut plan, None, &inp, &[], &wall);
+            plan.cover_sockets
+        };
+        assert_eq!(
+            covered(super::super::Network::Allowlist),
+            vec![resolver.clone()]
+        );
+        assert!(covered(super::super::Network::Open).is_empty());
     }
 }
