@@ -522,7 +522,7 @@ fn a_command_cannot_change_the_network_the_session_shares() {
         r#"
 import fcntl, socket, struct
 caps = {l.split(":")[0]: int(l.split()[1], 16) for l in open("/proc/self/status") if l.startswith("Cap")}
-print("extra", hex((caps["CapEff"] | caps["CapPrm"] | caps["CapBnd"] | caps["CapAmb"]) & ~0x4df))
+print("extra", hex((caps["CapEff"] | caps["CapPrm"] | caps["CapInh"] | caps["CapAmb"]) & ~0x4df))
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 try:
     fcntl.ioctl(s, 0x8922, struct.pack("16si12x", b"lo", 1300))  # SIOCSIFMTU

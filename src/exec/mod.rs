@@ -336,8 +336,8 @@ pub struct Outcome {
 }
 
 /// The capabilities a confined command keeps (numbers as in
-/// `linux/capability.h`), with why; every other one leaves its sets and
-/// its bounding set before `execve`. Only root (the user root, or root
+/// `linux/capability.h`), with why; every other one leaves its sets
+/// before `execve`. Only root (the user root, or root
 /// of the command's user namespace, where the user's id maps to 0) has
 /// any to lose: there every capability over the namespaces would stay,
 /// among them `CAP_NET_ADMIN` over the network the session's commands

@@ -1326,13 +1326,13 @@ unsafe fn confine_process(c: &ChildFds<'_>) {
     }
 }
 
-/// Drop every capability but `KEPT_CAPABILITIES` from the bounding set
-/// (so `execve` as root grants no others), the ambient set and the
-/// effective, permitted and inheritable sets. True when the bounding set
-/// holds no other now; false where it could not be changed (no
-/// `CAP_SETPCAP`: a user other than root outside any user namespace, who
-/// has none to drop and whose `execve` grants none under
-/// `no_new_privs`).
+/// Drop every capability but `KEPT_CAPABILITIES` from the effective,
+/// permitted and inheritable sets, and clear the ambient set. Under
+/// `no_new_privs` (always set with a confinement) `execve` grants no
+/// capability beyond the permitted set, root's and a file's included, so
+/// the command and everything it starts keep no others; the bounding
+/// set is left as it is (dropping from it took 40 system calls, about
+/// 0.04 ms a command here). True once the sets hold no other.
 ///
 /// # Safety
 /// Only raw syscalls on stack values; callable in the cloned child.
@@ -1354,17 +1354,6 @@ unsafe fn drop_capabilities() -> bool {
     // SAFETY: prctl and capget/capset on stack structs of the kernel's
     // layout (version 3: two 32-bit words per set).
     unsafe {
-        let mut all = true;
-        for cap in 0..64u32 {
-            if kept & (1 << cap) != 0 {
-                continue;
-            }
-            let r = libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0);
-            // EINVAL: past the kernel's last capability.
-            if r != 0 && *libc::__errno_location() != libc::EINVAL {
-                all = false;
-            }
-        }
         libc::prctl(
             libc::PR_CAP_AMBIENT,
             libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
@@ -1381,18 +1370,16 @@ unsafe fn drop_capabilities() -> bool {
             permitted: 0,
             inheritable: 0,
         }; 2];
-        if libc::syscall(libc::SYS_capget, &raw mut header, data.as_mut_ptr()) == 0 {
-            for (i, d) in data.iter_mut().enumerate() {
-                let word = (kept >> (32 * i)) as u32;
-                d.effective &= word;
-                d.permitted &= word;
-                d.inheritable &= word;
-            }
-            if libc::syscall(libc::SYS_capset, &raw mut header, data.as_ptr()) != 0 {
-                all = false;
-            }
+        if libc::syscall(libc::SYS_capget, &raw mut header, data.as_mut_ptr()) != 0 {
+            return false;
         }
-        all
+        for (i, d) in data.iter_mut().enumerate() {
+            let word = (kept >> (32 * i)) as u32;
+            d.effective &= word;
+            d.permitted &= word;
+            d.inheritable &= word;
+        }
+        libc::syscall(libc::SYS_capset, &raw mut header, data.as_ptr()) == 0
     }
 }
 
