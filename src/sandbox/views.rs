@@ -64,6 +64,24 @@ pub const WALL_SOCKET_PLACES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The host's socket places a command does not see besides when the
+/// user is root (`sandbox.sockets.allow` brings one back), with why: the
+/// sockets there check only that the caller is root, and a command is.
+pub const ROOT_SOCKET_PLACES: &[(&str, &str)] = &[
+    (
+        "/run/systemd",
+        "systemd's own sockets: its private manager socket starts a unit outside the sandbox for root, and its name and user lookups go around the wall",
+    ),
+    (
+        "/run/dbus/system_bus_socket",
+        "the system bus: systemd's manager there starts a transient unit outside the sandbox for root",
+    ),
+    (
+        "/var/run/dbus/system_bus_socket",
+        "the system bus by its older path",
+    ),
+];
+
 /// The temporary places replaced by the session's own directory, with
 /// why (`$TMPDIR` too, where it is elsewhere).
 pub const TEMP_PLACES: &[(&str, &str)] = &[(
@@ -178,7 +196,14 @@ pub fn session_tmp(session_dir: &Path) -> PathBuf {
 /// A place holding the home is left as it is (the home is not bound into
 /// a writable tree).
 pub fn apply(plan: &mut super::Plan, home: Option<&Path>, inp: &Inputs<'_>) {
-    apply_with(plan, home, inp, SOCKET_PLACES, WALL_SOCKET_PLACES);
+    apply_with(
+        plan,
+        home,
+        inp,
+        SOCKET_PLACES,
+        WALL_SOCKET_PLACES,
+        ROOT_SOCKET_PLACES,
+    );
 }
 
 /// `apply` with the socket places given (a test's own).
@@ -188,6 +213,7 @@ fn apply_with(
     inp: &Inputs<'_>,
     socket_places: &[(&str, &'static str)],
     wall_places: &[(&str, &'static str)],
+    root_places: &[(&str, &'static str)],
 ) {
     // Each directory on the way looked at once, the home's names from
     // one listing of it (this runs before every command).
@@ -232,7 +258,8 @@ fn apply_with(
     let mut n = 0;
     let walled = plan.network == super::Network::Allowlist;
     let wall_places = wall_places.iter().filter(|_| walled);
-    for (template, why) in socket_places.iter().chain(wall_places) {
+    let root_places = root_places.iter().filter(|_| inp.uid == 0);
+    for (template, why) in socket_places.iter().chain(root_places).chain(wall_places) {
         let path = template.replace("$UID", &inp.uid.to_string());
         let Some(at) = canonical(Path::new(&path)) else {
             continue;
@@ -460,40 +487,47 @@ mod tests {
 
     /// Behind the network wall the name services' sockets are covered
     /// too; with the network open they stay, and a socket the user
-    /// allows stays either way.
+    /// allows stays either way. Root's places are covered for root.
     #[test]
-    fn name_service_sockets_are_covered_behind_the_wall_only() {
+    fn name_service_sockets_are_covered_behind_the_wall_and_roots_for_root() {
         // Not under /tmp: that is replaced whole.
         let dir = tempfile::tempdir_in("/var/tmp").unwrap();
         let root = dir.path().canonicalize().unwrap();
         let resolver = root.join("resolve.sock");
         let kept = root.join("kept.sock");
-        for f in [&resolver, &kept] {
+        let manager = root.join("manager.sock");
+        for f in [&resolver, &kept, &manager] {
             std::fs::write(f, "").unwrap();
         }
         let (r, k) = (resolver.display().to_string(), kept.display().to_string());
+        let m = manager.display().to_string();
         let wall: [(&str, &'static str); 2] = [(&r, "a resolver"), (&k, "allowed back")];
         let session = root.join("session");
-        let covered = |network: super::super::Network| {
+        let covered = |network: super::super::Network, uid: u32| {
             let mut plan = super::super::Plan {
                 network,
                 ..Default::default()
             };
             let inp = Inputs {
                 session_dir: &session,
-                uid: 12345,
+                uid,
                 tmpdir: None,
                 ssh_auth_sock: None,
                 allow: vec![kept.clone()],
                 home_read: None,
             };
-            apply_with(&mut plan, None, &inp, &[], &wall);
+            apply_with(&mut plan, None, &inp, &[], &wall, &[(&m, "root's")]);
             plan.cover_sockets
         };
         assert_eq!(
-            covered(super::super::Network::Allowlist),
+            covered(super::super::Network::Allowlist, 12345),
             vec![resolver.clone()]
         );
-        assert!(covered(super::super::Network::Open).is_empty());
+        assert!(covered(super::super::Network::Open, 12345).is_empty());
+        // Root's places are covered for root, wall or not.
+        assert_eq!(
+            covered(super::super::Network::Open, 0),
+            vec![manager.clone()]
+        );
     }
 }
