@@ -99,7 +99,8 @@ pub fn supervise(
     // filter by them (it answers a refusal in HTTP); the token names the
     // command (its grants, its refusals).
     // A grant is the command's while it starts (`sid` 0), then its
-    // process session's: it ends with the last process the command left.
+    // processes': it ends with the last one the command left (its PID
+    // namespace's first process, or else its process session).
     let mut grant = None;
     if let Some(w) = &wall {
         if let (Some(p), Some(session)) = (&plan_now, &w.session)
@@ -107,7 +108,7 @@ pub fn supervise(
         {
             let g = sandbox::net::Grant {
                 hosts: p.network_grants.clone(),
-                sid: 0,
+                ..Default::default()
             };
             match g.write(session, command_id) {
                 Ok(()) => grant = Some((g, session.clone())),
@@ -185,11 +186,16 @@ pub fn supervise(
         on(Moment::BeforeStart {
             reachable: !own_pids,
         });
-        let result = exec::run(&mut exec_plan, &mut |leader| {
+        let result = exec::run(&mut exec_plan, &mut |started| {
             crate::timing::mark("command-started");
             sandbox::rules::release_held();
             if let Some((g, session)) = grant.as_mut() {
-                g.sid = leader;
+                g.sid = started.leader;
+                if started.first > 0 {
+                    g.first_pid = started.first;
+                    g.first_start =
+                        crate::nested::proc_stat(started.first).map_or(u64::MAX, |s| s.start_ticks);
+                }
                 if let Err(why) = g.write(session, command_id) {
                     report::say(&format!(
                         "note: the approved hosts stay granted until the session's filter ends: {why}"

@@ -970,7 +970,18 @@ echo "== later"; "{shim}" -c 'python3 later.py' || true
 token=$(python3 -c 'import json, sys
 ids = [r["id"] for r in map(json.loads, open(sys.argv[1])) if r.get("event") == "decision" and "granted" in r.get("script", "") and r.get("ran")]
 print(ids[-1])' "$XDG_STATE_HOME/automode/audit.jsonl")
-echo "== stolen"; "{shim}" -c "python3 stolen.py $token" || true"#
+echo "== stolen"; "{shim}" -c "python3 stolen.py $token" || true
+# The ids it was tied to, used again by another process (as a pid comes
+# round again): a process of the host that leads a session of its own
+# and has the pid of the command's namespace's first process.
+setsid sleep 30 & holder=$!
+python3 -c 'import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/automode/net/*.grants/*.json"):
+    g = json.load(open(f))
+    g["sid"] = g["first_pid"] = int(sys.argv[2])
+    json.dump(g, open(f, "w"))' "$XDG_STATE_HOME" "$holder"
+echo "== reused"; "{shim}" -c "python3 stolen.py $token" || true
+kill $holder"#
     ));
     let out = r.stdout();
     assert!(
@@ -981,6 +992,11 @@ echo "== stolen"; "{shim}" -c "python3 stolen.py $token" || true"#
     assert!(!out.contains("== later\nb'HTTP"), "{out}");
     assert!(
         out.contains("== stolen\nHTTP/1.1 403"),
+        "{out}{}",
+        r.stderr()
+    );
+    assert!(
+        out.contains("== reused\nHTTP/1.1 403"),
         "{out}{}",
         r.stderr()
     );

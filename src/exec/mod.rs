@@ -471,10 +471,19 @@ enum Phase {
     Killing { since: Instant },
 }
 
+/// A command that has started.
+#[derive(Debug, Clone, Copy)]
+pub struct Started {
+    /// Its pid (its process session's id: it leads the session).
+    pub leader: i32,
+    /// Its PID namespace's first process, which lives while any process
+    /// of the command does (0: no PID namespace of its own).
+    pub first: i32,
+}
+
 /// Run the plan and supervise it to the end. `on_start` is called once the
-/// child is running (work that can overlap with the child's start-up),
-/// with its pid (its session's id: it is the session's leader).
-pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut(i32)) -> Result<Outcome, ExecError> {
+/// child is running (work that can overlap with the child's start-up).
+pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut(Started)) -> Result<Outcome, ExecError> {
     let started = Instant::now();
     let os = |what: &str, e: nix::errno::Errno| ExecError::Os(format!("{what}: {e}"));
 
@@ -649,8 +658,8 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut(i32)) -> Result<Outcome
     drop(out_w);
     drop(err_w);
     drop(devnull);
-    let (leader, applied) = match spawned {
-        Ok((pid, applied)) => (Pid::from_raw(pid), Applied(applied)),
+    let (leader, applied, first) = match spawned {
+        Ok(s) => (Pid::from_raw(s.pid), Applied(s.applied), s.first),
         Err(unix::SpawnError::Exec(errno)) => {
             let err = std::io::Error::from_raw_os_error(errno);
             return Err(if errno == libc::ENOENT {
@@ -688,7 +697,10 @@ pub fn run(plan: &mut ExecPlan, on_start: &mut dyn FnMut(i32)) -> Result<Outcome
     // The child holds its Landlock domain now: the ruleset is closed
     // while it starts, not at our exit after it.
     drop(plan.confinement.as_mut().and_then(|c| c.ruleset.take()));
-    on_start(leader.as_raw());
+    on_start(Started {
+        leader: leader.as_raw(),
+        first,
+    });
     let plan: &ExecPlan = plan;
 
     let mut streams = vec![Stream::new(out_r, stdout_fd, out_kind)];

@@ -332,7 +332,7 @@ const CHILD_STACK_BYTES: usize = 64 * 1024;
 /// execve or exited. Nothing is copied, where a `fork` of this process
 /// copied its page tables and then took copy-on-write faults (~0.2 ms per
 /// command). An execve error comes back through memory we share.
-pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnError> {
+pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<Spawned, SpawnError> {
     let mut env = req.env;
     for entry in &mut env {
         entry.push(0);
@@ -359,6 +359,7 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnEr
     let confine_stage = AtomicI32::new(0);
     let applied = AtomicU32::new(0);
     let grandchild = AtomicI32::new(0);
+    let first = AtomicI32::new(0);
     // Two stacks: the child's, and (in a PID namespace) the process it
     // starts the command in.
     let mut stack: Vec<std::mem::MaybeUninit<u8>> = Vec::with_capacity(2 * CHILD_STACK_BYTES);
@@ -384,6 +385,7 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnEr
         confinement: &req.confinement,
         loopback: loopback_request(),
         grandchild: &grandchild,
+        first: &first,
         pid_stack: pid_top.cast(),
         init_stack: if req
             .confinement
@@ -474,7 +476,11 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnEr
             }
             return Err(SpawnError::Exec(errno));
         }
-        return Ok((started, applied.load(Ordering::SeqCst)));
+        return Ok(Spawned {
+            pid: started,
+            applied: applied.load(Ordering::SeqCst),
+            first: first.load(Ordering::SeqCst),
+        });
     }
     if errno != 0 {
         // Reap the failed child: it has already exited.
@@ -486,7 +492,20 @@ pub(crate) fn spawn(req: SpawnRequest<'_>) -> Result<(libc::pid_t, u32), SpawnEr
         }
         return Err(SpawnError::Exec(errno));
     }
-    Ok((pid, applied.load(Ordering::SeqCst)))
+    Ok(Spawned {
+        pid,
+        applied: applied.load(Ordering::SeqCst),
+        first: first.load(Ordering::SeqCst),
+    })
+}
+
+/// A started command: its pid, the confinement steps its child reported
+/// (`applied`), and its PID namespace's first process (0: none).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Spawned {
+    pub pid: libc::pid_t,
+    pub applied: u32,
+    pub first: libc::pid_t,
 }
 
 /// A child started before the verdict, while the supervisor goes on
@@ -804,6 +823,8 @@ struct ChildFds<'a> {
     /// The command's pid where the child started it in a PID namespace
     /// (0: the child is the command).
     grandchild: &'a AtomicI32,
+    /// That namespace's first process's pid (0: none).
+    first: &'a AtomicI32,
     /// The top of the stack for that process.
     pid_stack: *mut libc::c_void,
     /// The top of the stack of the PID namespace's first process (never
@@ -1138,15 +1159,16 @@ unsafe fn confine(c: &ChildFds<'_>) {
             // runs), then the command, both as our parent's children so
             // that it supervises them itself.
             if ns.own_pids {
-                if libc::clone(
+                let init = libc::clone(
                     pid_init,
                     c.init_stack,
                     libc::CLONE_VM | libc::CLONE_PARENT | libc::SIGCHLD,
                     std::ptr::null_mut(),
-                ) < 0
-                {
+                );
+                if init < 0 {
                     fail(ConfineStage::Pids);
                 }
+                c.first.store(init, Ordering::SeqCst);
                 let pid = libc::clone(
                     command_in_pid_namespace,
                     c.pid_stack,

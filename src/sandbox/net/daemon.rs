@@ -202,7 +202,11 @@ impl Filter {
     }
 
     /// Does the command `token` hold a grant for `host:port`, and is it
-    /// still running (its process session has a member)?
+    /// still running: its process session has a member, and its PID
+    /// namespace's first process (the same one: its start time) still
+    /// lives? The second holds the session's id to the command's own
+    /// processes: a pid that comes round again after they are gone finds
+    /// the first process gone too (it ends at most two seconds after).
     fn granted(&self, token: &str, host: &str, port: u16) -> bool {
         let path = self
             .session
@@ -216,6 +220,9 @@ impl Filter {
         };
         let host = host.trim_end_matches('.').to_ascii_lowercase();
         g.hosts.iter().any(|(h, p)| *p == port && *h == host)
+            && (g.first_pid == 0
+                || crate::nested::proc_stat(g.first_pid)
+                    .is_some_and(|s| s.start_ticks == g.first_start))
             && (g.sid == 0 || session_lives(g.sid))
     }
 

@@ -465,6 +465,14 @@ pub struct Grant {
     /// The command's session id (its leader's pid), once it started; 0
     /// while it starts.
     pub sid: i32,
+    /// Its PID namespace's first process, pid and start time (ticks
+    /// since boot), once it started: it lives while any process of the
+    /// command does (and up to two seconds after), and a pid used again
+    /// has another start time. 0: none.
+    #[serde(default)]
+    pub first_pid: i32,
+    #[serde(default)]
+    pub first_start: u64,
 }
 
 impl Grant {
