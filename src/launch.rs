@@ -142,9 +142,7 @@ pub fn supervise(
             (Some(plan), Some(fd)) => match confinement(plan, fd, wall.as_mut()) {
                 Ok(c) => Some(c),
                 Err(why) => {
-                    if let Some((_, session)) = &grant {
-                        sandbox::net::Grant::remove(session, command_id);
-                    }
+                    forget_grant(grant.as_ref(), command_id);
                     report::sandbox_failed(&why);
                     return (Exit::Blocked, None, not_started());
                 }
@@ -258,10 +256,7 @@ pub fn supervise(
                 continue;
             }
             Err(err) => {
-                // A grant whose command never started is nobody's.
-                if let Some((_, session)) = &grant {
-                    sandbox::net::Grant::remove(session, command_id);
-                }
+                forget_grant(grant.as_ref(), command_id);
                 report::exec_error(&err);
                 let exit = match err {
                     ExecError::NotFound(_) => Exit::NotFound,
@@ -272,6 +267,13 @@ pub fn supervise(
                 (exit, None, not_started())
             }
         };
+    }
+}
+
+/// A grant whose command never started is nobody's: removed.
+fn forget_grant(grant: Option<&(sandbox::net::Grant, sandbox::net::Session)>, command_id: &str) {
+    if let Some((_, session)) = grant {
+        sandbox::net::Grant::remove(session, command_id);
     }
 }
 

@@ -213,17 +213,15 @@ pub fn run(ctx: &Context, kind: ShellKind) -> Exit {
                     .map(Path::new),
             },
         },
-        &mut |moment| match moment {
-            launch::Moment::BeforeStart { reachable: false } => {}
-            launch::Moment::BeforeStart { reachable: true } | launch::Moment::Started => {
-                if !recorded {
-                    rec.decision(&decided, true);
-                    recorded = true;
-                    timing::mark("recorded");
-                }
-                if moment == launch::Moment::Started {
-                    counted = rec.count(&decided, state::NO_WAIT);
-                }
+        &mut |moment| {
+            let now = moment != launch::Moment::BeforeStart { reachable: false };
+            if now && !recorded {
+                rec.decision(&decided, true);
+                recorded = true;
+                timing::mark("recorded");
+            }
+            if moment == launch::Moment::Started {
+                counted = rec.count(&decided, state::NO_WAIT);
             }
         },
     );

@@ -463,7 +463,7 @@ pub fn describe(userns: bool, state_dir: Option<&Path>) -> (String, bool) {
     let covered: Vec<&str> = SOCKET_PLACES.iter().map(|(p, _)| *p).collect();
     (
         format!(
-            "host sockets and /tmp: covered: a session's commands share their own /tmp and $TMPDIR{place}; {} are empty for them; behind the network wall, the name services' sockets and the system bus too (a name looked up there leaves the machine); sockets elsewhere (a database's under /var/run) and sandbox.sockets.allow stay reachable. Other processes: invisible (each command has a PID namespace of its own)",
+            "host sockets and /tmp: covered: a session's commands share their own /tmp and $TMPDIR{place}; {} are empty for them; behind the network wall, the name services' sockets and the system bus too (a name looked up there leaves the machine), and for root /run/systemd and the system bus always (systemd starts units for root there); sockets elsewhere (a database's under /var/run) and sandbox.sockets.allow stay reachable. Other processes: invisible (each command has a PID namespace of its own)",
             covered.join(", ")
         ),
         true,
